@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything Earshot needs, idempotently, into $EARSHOT_HOME (default ~/.cache/earshot):
 # Debian packages, a pinned Python toolchain for model conversion, the native runtimes and the models
-# (every download checked against a pinned SHA-256), Whisper converted to sherpa-onnx int8 ONNX, and a
-# pkg-config file that lets `swift build` find the sherpa-onnx headers and libraries.
+# (every download checked against a pinned SHA-256), and Whisper converted to sherpa-onnx int8 ONNX.
+# Package.swift finds the sherpa-onnx headers and libraries under the same EARSHOT_HOME.
 # A second run with nothing changed only verifies and returns in seconds.
 set -euo pipefail
 
@@ -30,7 +30,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-mkdir -p "$EARSHOT_HOME"/{downloads,runtime,models,sources,pkgconfig}
+mkdir -p "$EARSHOT_HOME"/{downloads,runtime,models,sources}
 VENV="$EARSHOT_HOME/venv"
 stamp_ok() { [ -f "$1" ] && [ "$(cat "$1")" = "$2" ]; }
 
@@ -99,17 +99,6 @@ for name in tiny.en base; do
     rm -rf "$out" && mv "$out.tmp" "$out"
   fi
 done
-
-step "writing pkg-config file for sherpa-onnx"
-cat > "$EARSHOT_HOME/pkgconfig/earshot-sherpa-onnx.pc.tmp" <<EOF
-prefix=$EARSHOT_HOME/$SHERPA
-Name: earshot-sherpa-onnx
-Description: sherpa-onnx C API and ONNX Runtime unpacked by Earshot's setup
-Version: 2.0.1
-Cflags: -I\${prefix}/include
-Libs: -L\${prefix}/lib -lsherpa-onnx-c-api -lonnxruntime -Wl,-rpath,\${prefix}/lib
-EOF
-mv "$EARSHOT_HOME/pkgconfig/earshot-sherpa-onnx.pc.tmp" "$EARSHOT_HOME/pkgconfig/earshot-sherpa-onnx.pc"
 
 STEP="done"
 echo "==> setup complete: $EARSHOT_HOME"

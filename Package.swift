@@ -1,0 +1,47 @@
+// swift-tools-version:6.0
+// Earshot: on-device audio intelligence for Linux. One module per capability over a shared core;
+// C libraries reached through system-library targets (headers come from Debian or from setup).
+import Foundation
+import PackageDescription
+
+// scripts/setup.sh unpacks the sherpa-onnx C API and ONNX Runtime under EARSHOT_HOME; point the compiler
+// and linker there (with an rpath, so the binaries find the libraries at run time).
+let earshotHome = ProcessInfo.processInfo.environment["EARSHOT_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+    ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/earshot").path
+let sherpa = "\(earshotHome)/runtime/sherpa-onnx"
+let sherpaHeaders: [SwiftSetting] = [.unsafeFlags(["-Xcc", "-I\(sherpa)/include"])]
+let sherpaLibraries: [LinkerSetting] = [
+    .unsafeFlags(["-L\(sherpa)/lib", "-Xlinker", "-rpath", "-Xlinker", "\(sherpa)/lib"]),
+]
+
+let package = Package(
+    name: "Earshot",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "earshot", targets: ["earshot"]),
+        .library(name: "EarshotSpeech", targets: ["EarshotSpeech"]),
+        .library(name: "EarshotCore", targets: ["EarshotCore"]),
+    ],
+    targets: [
+        // C bridges: Debian libraries through pkg-config, sherpa-onnx through the flags above.
+        .systemLibrary(name: "CSherpaOnnx"),
+        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
+        .systemLibrary(name: "CPortAudio", pkgConfig: "portaudio-2.0", providers: [.apt(["portaudio19-dev"])]),
+
+        // Shared core: audio decoding, resampling, live sources, model locations, errors, terminal output.
+        .target(name: "EarshotCore", dependencies: ["CSndFile", "CSoxr", "CPortAudio"]),
+        // Capability: speech to text (files and live).
+        .target(name: "EarshotSpeech", dependencies: ["EarshotCore", "CSherpaOnnx"],
+                swiftSettings: sherpaHeaders, linkerSettings: sherpaLibraries),
+        // Thin command-line front end.
+        .executableTarget(name: "earshot", dependencies: ["EarshotCore", "EarshotSpeech"],
+                          swiftSettings: sherpaHeaders, linkerSettings: sherpaLibraries),
+
+        .testTarget(name: "EarshotCoreTests", dependencies: ["EarshotCore"]),
+        .testTarget(name: "EarshotSpeechTests", dependencies: ["EarshotSpeech", "EarshotCore"],
+                    swiftSettings: sherpaHeaders, linkerSettings: sherpaLibraries),
+        .testTarget(name: "EarshotCLITests", dependencies: ["EarshotCore", "EarshotSpeech"],
+                    swiftSettings: sherpaHeaders, linkerSettings: sherpaLibraries),
+    ]
+)

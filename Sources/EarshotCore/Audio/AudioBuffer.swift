@@ -1,0 +1,51 @@
+/// Mono audio as 32-bit float samples in [-1, 1], the form every model in Earshot consumes.
+public struct AudioBuffer: Sendable, Equatable {
+    public var samples: [Float]
+    public var sampleRate: Int
+
+    public init(samples: [Float], sampleRate: Int) {
+        self.samples = samples
+        self.sampleRate = sampleRate
+    }
+
+    /// Length in seconds.
+    public var duration: Double { sampleRate > 0 ? Double(samples.count) / Double(sampleRate) : 0 }
+
+    /// The samples between two times (clamped to the buffer).
+    public func slice(from start: Double, to end: Double) -> ArraySlice<Float> {
+        let a = max(0, min(samples.count, Int((start * Double(sampleRate)).rounded())))
+        let b = max(a, min(samples.count, Int((end * Double(sampleRate)).rounded())))
+        return samples[a..<b]
+    }
+}
+
+/// Interleaved multi-channel audio as a decoder produces it, before downmixing and resampling.
+public struct DecodedAudio: Sendable {
+    public var interleaved: [Float]
+    public var channels: Int
+    public var sampleRate: Int
+
+    public init(interleaved: [Float], channels: Int, sampleRate: Int) {
+        self.interleaved = interleaved
+        self.channels = channels
+        self.sampleRate = sampleRate
+    }
+
+    public var frameCount: Int { channels > 0 ? interleaved.count / channels : 0 }
+
+    /// Averages the channels into one.
+    public func downmixed() -> AudioBuffer {
+        guard channels > 1 else { return AudioBuffer(samples: interleaved, sampleRate: sampleRate) }
+        var mono = [Float](repeating: 0, count: frameCount)
+        let scale = 1 / Float(channels)
+        interleaved.withUnsafeBufferPointer { src in
+            for frame in 0..<frameCount {
+                var sum: Float = 0
+                let base = frame * channels
+                for c in 0..<channels { sum += src[base + c] }
+                mono[frame] = sum * scale
+            }
+        }
+        return AudioBuffer(samples: mono, sampleRate: sampleRate)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+
+/// Opens any audio the user points at and returns it as mono float samples at one rate.
+/// WAV is read natively, FLAC/Ogg/MP3/AIFF through libsndfile, anything else through ffmpeg.
+public struct AudioFileLoader: Sendable {
+    public let sampleRate: Int
+
+    public init(sampleRate: Int = 16_000) {
+        self.sampleRate = sampleRate
+    }
+
+    /// What the first bytes of a file say it is.
+    enum Container { case wav, sndfile, ffmpegOnly, unknown }
+
+    /// Loads a file, or standard input when `path` is "-".
+    public func load(path: String) throws -> AudioBuffer {
+        if path == "-" {
+            return try load(data: FileHandle.standardInput.readDataToEndOfFile(), name: "<stdin>")
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw AudioError.unreadable(path: path, reason: "no such file")
+        }
+        guard !isDirectory.boolValue else { throw AudioError.unreadable(path: path, reason: "is a directory") }
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe) } catch {
+            throw AudioError.unreadable(path: path, reason: (error as NSError).localizedFailureReason ?? "permission denied")
+        }
+        return try decode(data: data, path: path, name: path)
+    }
+
+    /// Loads audio held in memory (for example read from a pipe); `name` is used in messages.
+    public func load(data: Data, name: String) throws -> AudioBuffer {
+        if Self.sniff(data) == .wav { return try decode(data: data, path: nil, name: name) }
+        // libsndfile and ffmpeg read from files: spill the bytes to a private temporary file
+        let temp = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-\(UUID().uuidString)")
+        do { try data.write(to: temp) } catch {
+            throw AudioError.unreadable(path: name, reason: "cannot write temporary copy: \(error.localizedDescription)")
+        }
+        defer { try? FileManager.default.removeItem(at: temp) }
+        return try decode(data: data, path: temp.path, name: name)
+    }
+
+    private func decode(data: Data, path: String?, name: String) throws -> AudioBuffer {
+        guard !data.isEmpty else { throw AudioError.empty(path: name) }
+        let decoded: DecodedAudio
+        switch Self.sniff(data) {
+        case .wav:
+            decoded = try WAVDecoder().decode(data, path: name)
+        case .sndfile:
+            do {
+                decoded = try SndFileDecoder().decode(path: path!, displayName: name)
+            } catch let error as AudioError {
+                guard FFmpegDecoder.executable != nil else { throw error }
+                return try finish(FFmpegDecoder().decode(path: path!, displayName: name, sampleRate: sampleRate), name)
+            }
+        case .ffmpegOnly, .unknown:
+            if FFmpegDecoder.executable == nil && Self.sniff(data) == .unknown {
+                throw AudioError.notAudio(path: name, detail: "unrecognised content; ffmpeg is not installed to try harder")
+            }
+            return try finish(FFmpegDecoder().decode(path: path!, displayName: name, sampleRate: sampleRate), name)
+        }
+        guard decoded.frameCount > 0 else { throw AudioError.noSamples(path: name) }
+        return try finish(Resampler.resample(decoded.downmixed(), to: sampleRate), name)
+    }
+
+    private func finish(_ buffer: AudioBuffer, _ name: String) throws -> AudioBuffer {
+        guard !buffer.samples.isEmpty else { throw AudioError.noSamples(path: name) }
+        return buffer
+    }
+
+    static func sniff(_ data: Data) -> Container {
+        let head = [UInt8](data.prefix(12))
+        func ascii(_ range: Range<Int>) -> String {
+            range.upperBound <= head.count ? String(decoding: head[range], as: UTF8.self) : ""
+        }
+        if ascii(0..<4) == "RIFF" && ascii(8..<12) == "WAVE" { return .wav }
+        if ["fLaC", "OggS", "FORM", ".snd", "caff"].contains(ascii(0..<4)) || ascii(0..<3) == "ID3" { return .sndfile }
+        if head.count >= 2 && head[0] == 0xFF && head[1] & 0xE0 == 0xE0 && head[1] & 0x06 != 0 { return .sndfile }
+        if ascii(4..<8) == "ftyp" || head.starts(with: [0x1A, 0x45, 0xDF, 0xA3]) { return .ffmpegOnly }
+        return .unknown
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// Containers libsndfile cannot open (m4a/AAC, webm, mp4, ...) through the ffmpeg command, when installed.
+/// ffmpeg downmixes and resamples itself, straight to the rate asked for.
+public struct FFmpegDecoder: Sendable {
+    public init() {}
+
+    public static var executable: String? { findExecutable("ffmpeg") }
+
+    public func decode(path: String, displayName: String, sampleRate: Int) throws -> AudioBuffer {
+        guard let ffmpeg = Self.executable else {
+            throw AudioError.missingTool(path: displayName, tool: "ffmpeg", install: "sudo apt-get install ffmpeg")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ffmpeg)
+        process.arguments = ["-nostdin", "-hide_banner", "-v", "error", "-i", path,
+                             "-vn", "-f", "f32le", "-ac", "1", "-ar", String(sampleRate), "-"]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        do { try process.run() } catch {
+            throw AudioError.unreadable(path: displayName, reason: "could not start ffmpeg: \(error.localizedDescription)")
+        }
+        // stderr is drained concurrently so a chatty ffmpeg cannot block on a full pipe
+        let errData = LockedBox(Data())
+        let errReader = Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
+        errReader.start()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while !errData.isSet { usleep(1000) }
+        guard process.terminationStatus == 0 else {
+            let message = String(decoding: errData.get(), as: UTF8.self)
+                .split(separator: "\n").last.map(String.init) ?? "ffmpeg exit code \(process.terminationStatus)"
+            throw AudioError.notAudio(path: displayName, detail: message.replacingOccurrences(of: path + ": ", with: ""))
+        }
+        let count = data.count / 4
+        var samples = [Float](repeating: 0, count: count)
+        _ = samples.withUnsafeMutableBytes { data.copyBytes(to: $0, count: count * 4) }
+        return AudioBuffer(samples: samples, sampleRate: sampleRate)
+    }
+}
+
+/// Looks a command up on PATH.
+public func findExecutable(_ name: String) -> String? {
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+    for dir in path.split(separator: ":") {
+        let candidate = "\(dir)/\(name)"
+        if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+    }
+    return nil
+}
+
+/// A value written once by one thread and read by another.
+final class LockedBox<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: T
+    private var written = false
+    init(_ value: T) { self.value = value }
+    func set(_ v: T) { lock.lock(); value = v; written = true; lock.unlock() }
+    func get() -> T { lock.lock(); defer { lock.unlock() }; return value }
+    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return written }
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+/// A live source of audio: microphone, a raw stream on standard input, or a file replayed in real time.
+/// Sources deliver mono float chunks at the rate asked for, through an `AsyncThrowingStream`
+/// that ends when the source ends (end of input) and stops the source when the consumer goes away.
+public protocol AudioSource: Sendable {
+    /// How the source is named in messages, e.g. "microphone" or "<stdin>".
+    var name: String { get }
+    func chunks(sampleRate: Int) -> AsyncThrowingStream<[Float], Error>
+}
+
+public enum AudioSourceError: Error, LocalizedError, Equatable {
+    case noMicrophone(detail: String)
+    case badStreamFormat(String)
+
+    public var errorDescription: String? {
+        switch self {
+        case let .noMicrophone(detail):
+            return "no microphone available (\(detail)). Pipe audio in instead, e.g.: "
+                + "arecord -q -t raw -f S16_LE -r 16000 -c 1 - | earshot listen -"
+        case let .badStreamFormat(detail): return "unsupported stream format: \(detail)"
+        }
+    }
+}
+
+/// Runs a blocking producer on its own thread and hands its chunks to an async consumer.
+/// The producer receives a `keepGoing` check that turns false once the consumer stops listening.
+func threadedStream(
+    _ produce: @escaping @Sendable (_ yield: (([Float]) -> Void), _ keepGoing: () -> Bool) throws -> Void
+) -> AsyncThrowingStream<[Float], Error> {
+    AsyncThrowingStream { continuation in
+        let cancelled = LockedBox(false)
+        continuation.onTermination = { _ in cancelled.set(true) }
+        let thread = Thread {
+            do {
+                try produce({ continuation.yield($0) }, { !cancelled.get() })
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+}

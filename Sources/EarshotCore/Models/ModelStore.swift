@@ -1,0 +1,47 @@
+import Foundation
+
+/// Knows where setup put every runtime and model (under `EARSHOT_HOME`, default `~/.cache/earshot`).
+/// It never downloads: a missing file is reported with the command that installs it.
+public struct ModelStore: Sendable {
+    public let home: URL
+
+    public static let installCommand = "make setup"
+
+    public init(home: URL? = nil) {
+        self.home = home ?? ModelStore.defaultHome
+    }
+
+    public static var defaultHome: URL {
+        if let custom = ProcessInfo.processInfo.environment["EARSHOT_HOME"], !custom.isEmpty {
+            return URL(fileURLWithPath: custom)
+        }
+        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/earshot")
+    }
+
+    /// The path of an installed file, or an error naming the model and how to install it.
+    public func file(_ relativePath: String, of model: String) throws -> String {
+        let path = home.appendingPathComponent(relativePath).path
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw ModelError.missing(model: model, path: path)
+        }
+        return path
+    }
+}
+
+public enum ModelError: Error, LocalizedError, Equatable {
+    case missing(model: String, path: String)
+    case failedToLoad(model: String, detail: String)
+    case unknown(name: String, choices: [String])
+
+    public var errorDescription: String? {
+        switch self {
+        case let .missing(model, path):
+            return "model \(model) is not installed (no \(path)); install it with `\(ModelStore.installCommand)` "
+                + "in the Earshot source folder (set EARSHOT_HOME if you installed elsewhere)"
+        case let .failedToLoad(model, detail):
+            return "model \(model) could not be loaded (\(detail)); reinstall it with `\(ModelStore.installCommand)`"
+        case let .unknown(name, choices):
+            return "unknown model '\(name)'; choose one of: \(choices.joined(separator: ", "))"
+        }
+    }
+}

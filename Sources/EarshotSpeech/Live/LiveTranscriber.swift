@@ -1,0 +1,119 @@
+import EarshotCore
+import Foundation
+
+/// What live transcription reports while audio flows in.
+public enum LiveEvent: Sendable, Equatable {
+    /// Text so far of the speech still going on (replaced by the next partial or the final).
+    case partial(text: String, start: Double, end: Double)
+    /// A finished stretch of speech. `delay` is the wall-clock time from the arrival of its last
+    /// audio to this event (VAD end-of-speech wait plus decoding).
+    case final(segment: TranscriptSegment, delay: Double)
+}
+
+/// Live speech to text: the VAD decides where utterances end; while one is going on the audio so far
+/// is re-read about once a second (by audio time, so a fast pipe gets partials too).
+public final class LiveTranscriber: @unchecked Sendable {
+    public let recognizer: SpeechRecognizer
+    private let detector: VoiceActivityDetector
+    /// Audio between partial re-reads.
+    public var partialInterval = 1.0
+    /// Audio before the detector fired that a partial includes (the detector fires late).
+    public var lookback = 0.6
+
+    public init(model: WhisperModel = .default, threads: Int = SpeechRecognizer.defaultThreadCount,
+                language: String = "en", store: ModelStore = ModelStore()) throws {
+        recognizer = try SpeechRecognizer(model: model, threads: threads, language: language, store: store)
+        detector = try VoiceActivityDetector(store: store)
+    }
+
+    public func events(from source: AudioSource) -> AsyncThrowingStream<LiveEvent, Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task.detached { [self] in
+                do {
+                    try await run(source, emit: { continuation.yield($0) })
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    private func run(_ source: AudioSource, emit: (LiveEvent) -> Void) async throws {
+        let rate = SpeechRecognizer.sampleRate
+        let pad = Int(0.25 * Double(rate))
+        var history = AudioHistory(keep: Int(SpeechRecognizer.maxSeconds + 5) * rate)
+        var speechStart: Int?  // where the current utterance is taken to begin
+        var nextPartial = 0
+        detector.reset()
+
+        func finish(_ regions: [SpeechRegion]) {
+            for region in regions {
+                let read = history.samples(from: region.start - pad, to: region.end + pad)
+                let text = recognizer.recognize(read)
+                let delay = Date().timeIntervalSince(history.arrival(of: region.end - 1))
+                if !text.isEmpty {
+                    emit(.final(segment: TranscriptSegment(start: Double(region.start) / Double(rate),
+                                                           end: Double(region.end) / Double(rate), text: text),
+                                delay: delay))
+                }
+                speechStart = nil
+            }
+        }
+
+        for try await chunk in source.chunks(sampleRate: rate) {
+            if Task.isCancelled { break }
+            history.append(chunk)
+            finish(detector.accept(chunk[...]))
+            guard detector.isSpeaking else { continue }
+            let now = history.end
+            if speechStart == nil {
+                speechStart = max(0, now - Int(lookback * Double(rate)) - Int(0.3 * Double(rate)))
+                nextPartial = now + Int(partialInterval * Double(rate)) / 2
+            }
+            if now >= nextPartial, let start = speechStart {
+                let text = recognizer.recognize(history.samples(from: start, to: now))
+                if !text.isEmpty {
+                    emit(.partial(text: text, start: Double(start) / Double(rate), end: Double(now) / Double(rate)))
+                }
+                nextPartial = history.end + Int(partialInterval * Double(rate))
+            }
+        }
+        finish(detector.flush())
+    }
+}
+
+/// The recent audio of a live stream, addressed by absolute sample index, with arrival times.
+struct AudioHistory {
+    private var buffer: [Float] = []
+    private var first = 0  // absolute index of buffer[0]
+    private var arrivals: [(end: Int, time: Date)] = []
+    let keep: Int
+
+    init(keep: Int) { self.keep = keep }
+
+    var end: Int { first + buffer.count }
+
+    mutating func append(_ chunk: [Float]) {
+        buffer += chunk
+        arrivals.append((end, Date()))
+        if buffer.count > 2 * keep {  // trim in large steps so appends stay cheap
+            let drop = buffer.count - keep
+            buffer.removeFirst(drop)
+            first += drop
+            arrivals.removeAll { $0.end < first }
+        }
+    }
+
+    func samples(from start: Int, to stop: Int) -> ArraySlice<Float> {
+        let a = max(first, start) - first
+        let b = min(end, stop) - first
+        return a < b ? buffer[a..<b] : []
+    }
+
+    /// When the chunk holding sample `index` arrived.
+    func arrival(of index: Int) -> Date {
+        arrivals.first { $0.end > index }?.time ?? arrivals.last?.time ?? Date()
+    }
+}

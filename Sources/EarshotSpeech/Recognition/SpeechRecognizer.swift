@@ -1,0 +1,57 @@
+import CSherpaOnnx
+import EarshotCore
+import Foundation
+
+/// Whisper through sherpa-onnx's offline recognizer: one call turns ≤ 30 s of 16 kHz speech into text.
+/// Loading takes a moment; reuse one recognizer for many files. Not safe to call from several threads at once.
+public final class SpeechRecognizer: @unchecked Sendable {
+    public static let sampleRate = 16_000
+    /// Whisper's window: longer audio must be segmented first.
+    public static let maxSeconds = 30.0
+
+    public let model: WhisperModel
+    private let recognizer: OpaquePointer
+
+    /// - Parameter language: a Whisper language code for the multilingual model, or "auto" to detect it.
+    public init(model: WhisperModel = .default, threads: Int = defaultThreadCount, language: String = "en",
+                store: ModelStore = ModelStore()) throws {
+        let files = try model.files(in: store)
+        let strings = CStringPool()
+        var config = SherpaOnnxOfflineRecognizerConfig()
+        config.feat_config.sample_rate = Int32(Self.sampleRate)
+        config.feat_config.feature_dim = 80
+        config.model_config.whisper.encoder = strings(files.encoder)
+        config.model_config.whisper.decoder = strings(files.decoder)
+        config.model_config.whisper.language = strings(model.isMultilingual && language != "auto" ? language : "")
+        config.model_config.whisper.task = strings("transcribe")
+        config.model_config.whisper.tail_paddings = -1
+        config.model_config.tokens = strings(files.tokens)
+        config.model_config.num_threads = Int32(max(1, threads))
+        config.model_config.provider = strings("cpu")
+        config.decoding_method = strings("greedy_search")
+        guard let handle = SherpaOnnxCreateOfflineRecognizer(&config) else {
+            throw ModelError.failedToLoad(model: "whisper \(model.rawValue)", detail: "sherpa-onnx rejected the model files")
+        }
+        recognizer = handle
+        self.model = model
+    }
+
+    deinit { SherpaOnnxDestroyOfflineRecognizer(recognizer) }
+
+    /// Transcribes up to 30 s of 16 kHz mono audio.
+    public func recognize(_ samples: ArraySlice<Float>) -> String {
+        guard !samples.isEmpty else { return "" }
+        guard let stream = SherpaOnnxCreateOfflineStream(recognizer) else { return "" }
+        defer { SherpaOnnxDestroyOfflineStream(stream) }
+        samples.withUnsafeBufferPointer {
+            SherpaOnnxAcceptWaveformOffline(stream, Int32(Self.sampleRate), $0.baseAddress, Int32($0.count))
+        }
+        SherpaOnnxDecodeOfflineStream(recognizer, stream)
+        guard let result = SherpaOnnxGetOfflineStreamResult(stream) else { return "" }
+        defer { SherpaOnnxDestroyOfflineRecognizerResult(result) }
+        guard let text = result.pointee.text else { return "" }
+        return String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    public static var defaultThreadCount: Int { min(4, ProcessInfo.processInfo.activeProcessorCount) }
+}

@@ -1,0 +1,61 @@
+import EarshotCore
+
+/// Cuts a whole recording into pieces Whisper can read: speech regions from the VAD, padded so first
+/// and last words are not clipped, neighbours merged for context, and nothing longer than Whisper's window.
+public struct SpeechSegmenter: Sendable {
+    /// Audio kept before and after each region (the VAD fires a little late and stops a little early).
+    public var padding = 0.25
+    /// Regions closer than this are read together...
+    public var mergeGap = 0.8
+    /// ...while the piece stays under this length.
+    public var mergeLimit = 15.0
+
+    public init() {}
+
+    /// A piece to transcribe: `speech` is what the VAD heard (used for timestamps), `read` adds padding.
+    public struct Piece: Sendable, Equatable {
+        public var speech: SpeechRegion
+        public var read: SpeechRegion
+    }
+
+    public func pieces(of audio: AudioBuffer, detector: VoiceActivityDetector,
+                       progress: ((Double) -> Void)? = nil) -> [Piece] {
+        var regions: [SpeechRegion] = []
+        let step = audio.sampleRate / 2
+        var position = 0
+        while position < audio.samples.count {
+            let end = min(audio.samples.count, position + step)
+            regions += detector.accept(audio.samples[position..<end])
+            position = end
+            progress?(Double(position) / Double(max(1, audio.samples.count)))
+        }
+        regions += detector.flush()
+        detector.reset()
+        return pieces(from: regions, sampleRate: audio.sampleRate, totalSamples: audio.samples.count)
+    }
+
+    func pieces(from regions: [SpeechRegion], sampleRate: Int, totalSamples: Int) -> [Piece] {
+        let rate = Double(sampleRate)
+        var merged: [SpeechRegion] = []
+        for region in regions.sorted(by: { $0.start < $1.start }) {
+            if let last = merged.last, Double(region.start - last.end) / rate <= mergeGap,
+               Double(region.end - last.start) / rate <= mergeLimit {
+                merged[merged.count - 1].end = max(last.end, region.end)
+            } else {
+                merged.append(region)
+            }
+        }
+        let pad = Int(padding * rate)
+        let maxLength = Int((SpeechRecognizer.maxSeconds - 2 * padding - 0.5) * rate)
+        return merged.flatMap { region -> [Piece] in
+            // the VAD splits at max speech length already; this is a guarantee, not the usual path
+            let parts = max(1, Int((Double(region.end - region.start) / Double(maxLength)).rounded(.up)))
+            let size = (region.end - region.start + parts - 1) / parts
+            return (0..<parts).map { i in
+                let speech = SpeechRegion(start: region.start + i * size, end: min(region.end, region.start + (i + 1) * size))
+                let read = SpeechRegion(start: max(0, speech.start - pad), end: min(totalSamples, speech.end + pad))
+                return Piece(speech: speech, read: read)
+            }
+        }
+    }
+}

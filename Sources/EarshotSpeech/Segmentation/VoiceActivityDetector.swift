@@ -1,0 +1,78 @@
+import CSherpaOnnx
+import EarshotCore
+import Foundation
+
+/// A stretch of speech found by the detector, in samples from the start of the stream.
+public struct SpeechRegion: Sendable, Equatable {
+    public var start: Int
+    public var end: Int
+    public init(start: Int, end: Int) { self.start = start; self.end = end }
+}
+
+/// Silero VAD through sherpa-onnx: feed audio in order, collect the speech regions it closes.
+public final class VoiceActivityDetector: @unchecked Sendable {
+    public struct Settings: Sendable {
+        public var threshold: Float = 0.5
+        /// Silence that ends a region; also the floor of the live final-line delay.
+        public var minSilence: Float = 0.5
+        public var minSpeech: Float = 0.25
+        /// Longer speech is split (Whisper reads at most 30 s).
+        public var maxSpeech: Float = 20
+        public init() {}
+    }
+
+    private let vad: OpaquePointer
+    private let sampleRate = SpeechRecognizer.sampleRate
+
+    public init(settings: Settings = Settings(), store: ModelStore = ModelStore()) throws {
+        let strings = CStringPool()
+        var config = SherpaOnnxVadModelConfig()
+        config.silero_vad.model = strings(try VADModel.path(in: store))
+        config.silero_vad.threshold = settings.threshold
+        config.silero_vad.min_silence_duration = settings.minSilence
+        config.silero_vad.min_speech_duration = settings.minSpeech
+        config.silero_vad.max_speech_duration = settings.maxSpeech
+        config.silero_vad.window_size = 512
+        config.sample_rate = Int32(sampleRate)
+        config.num_threads = 1
+        config.provider = strings("cpu")
+        guard let handle = SherpaOnnxCreateVoiceActivityDetector(&config, 60) else {
+            throw ModelError.failedToLoad(model: "silero VAD", detail: "sherpa-onnx rejected the model file")
+        }
+        vad = handle
+    }
+
+    deinit { SherpaOnnxDestroyVoiceActivityDetector(vad) }
+
+    /// Feeds the next samples of the stream; returns the regions that ended.
+    public func accept(_ samples: ArraySlice<Float>) -> [SpeechRegion] {
+        samples.withUnsafeBufferPointer {
+            SherpaOnnxVoiceActivityDetectorAcceptWaveform(vad, $0.baseAddress, Int32($0.count))
+        }
+        return popRegions()
+    }
+
+    /// Ends the stream: closes a region still open.
+    public func flush() -> [SpeechRegion] {
+        SherpaOnnxVoiceActivityDetectorFlush(vad)
+        return popRegions()
+    }
+
+    /// Whether speech is going on at the end of what was fed.
+    public var isSpeaking: Bool { SherpaOnnxVoiceActivityDetectorDetected(vad) != 0 }
+
+    public func reset() { SherpaOnnxVoiceActivityDetectorReset(vad) }
+
+    private func popRegions() -> [SpeechRegion] {
+        var regions: [SpeechRegion] = []
+        while SherpaOnnxVoiceActivityDetectorEmpty(vad) == 0 {
+            if let segment = SherpaOnnxVoiceActivityDetectorFront(vad) {
+                let start = Int(segment.pointee.start)
+                regions.append(SpeechRegion(start: start, end: start + Int(segment.pointee.n)))
+                SherpaOnnxDestroySpeechSegment(segment)
+            }
+            SherpaOnnxVoiceActivityDetectorPop(vad)
+        }
+        return regions
+    }
+}
