@@ -38,10 +38,12 @@ let package = Package(
         .executableTarget(name: "earshot", dependencies: ["EarshotCore", "EarshotSpeech"],
                           swiftSettings: sherpaHeaders, linkerSettings: sherpaLibraries),
 
-        .testTarget(name: "EarshotCoreTests", dependencies: ["EarshotCore"]),
-        .testTarget(name: "EarshotSpeechTests", dependencies: ["EarshotSpeech", "EarshotCore"],
+        // Helpers shared by the test targets: espeak-ng synthesis, shared evaluation data, running the CLI.
+        .target(name: "EarshotTestSupport", dependencies: ["EarshotCore"], path: "Tests/Support"),
+        .testTarget(name: "EarshotCoreTests", dependencies: ["EarshotCore", "EarshotTestSupport"]),
+        .testTarget(name: "EarshotSpeechTests", dependencies: ["EarshotSpeech", "EarshotCore", "EarshotTestSupport"],
                     swiftSettings: sherpaHeaders, linkerSettings: sherpaLibraries),
-        .testTarget(name: "EarshotCLITests", dependencies: ["EarshotCore", "EarshotSpeech"],
+        .testTarget(name: "EarshotCLITests", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotTestSupport"],
                     swiftSettings: sherpaHeaders, linkerSettings: sherpaLibraries),
     ]
 )

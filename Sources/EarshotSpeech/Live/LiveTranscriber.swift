@@ -42,7 +42,7 @@ public final class LiveTranscriber: @unchecked Sendable {
 
     private func run(_ source: AudioSource, emit: (LiveEvent) -> Void) async throws {
         let rate = SpeechRecognizer.sampleRate
-        let pad = Int(0.25 * Double(rate))
+        let segmenter = SpeechSegmenter()
         var history = AudioHistory(keep: Int(SpeechRecognizer.maxSeconds + 5) * rate)
         var speechStart: Int?  // where the current utterance is taken to begin
         var nextPartial = 0
@@ -50,7 +50,8 @@ public final class LiveTranscriber: @unchecked Sendable {
 
         func finish(_ regions: [SpeechRegion]) {
             for region in regions {
-                let read = history.samples(from: region.start - pad, to: region.end + pad)
+                let range = segmenter.readRange(of: region, sampleRate: rate, totalSamples: history.end)
+                let read = history.samples(from: range.start, to: range.end)
                 let text = recognizer.recognize(read)
                 let delay = Date().timeIntervalSince(history.arrival(of: region.end - 1))
                 if !text.isEmpty {

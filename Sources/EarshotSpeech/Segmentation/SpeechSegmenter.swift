@@ -3,8 +3,12 @@ import EarshotCore
 /// Cuts a whole recording into pieces Whisper can read: speech regions from the VAD, padded so first
 /// and last words are not clipped, neighbours merged for context, and nothing longer than Whisper's window.
 public struct SpeechSegmenter: Sendable {
-    /// Audio kept before and after each region (the VAD fires a little late and stops a little early).
-    public var padding = 0.25
+    /// Audio kept before each region: the VAD fires ~0.2 s late (and later still at the very start of a
+    /// stream, where it has no context yet: regions within `startSnap` of it are read from the beginning).
+    public var leadPadding = 0.5
+    public var startSnap = 1.0
+    /// Audio kept after each region (the VAD stops a little early).
+    public var tailPadding = 0.3
     /// Regions closer than this are read together...
     public var mergeGap = 0.8
     /// ...while the piece stays under this length.
@@ -34,6 +38,13 @@ public struct SpeechSegmenter: Sendable {
         return pieces(from: regions, sampleRate: audio.sampleRate, totalSamples: audio.samples.count)
     }
 
+    /// The audio to give Whisper for a region the VAD found: the region plus padding.
+    public func readRange(of speech: SpeechRegion, sampleRate: Int, totalSamples: Int) -> SpeechRegion {
+        let rate = Double(sampleRate)
+        let start = Double(speech.start) <= startSnap * rate ? 0 : speech.start - Int(leadPadding * rate)
+        return SpeechRegion(start: start, end: min(totalSamples, speech.end + Int(tailPadding * rate)))
+    }
+
     func pieces(from regions: [SpeechRegion], sampleRate: Int, totalSamples: Int) -> [Piece] {
         let rate = Double(sampleRate)
         var merged: [SpeechRegion] = []
@@ -45,16 +56,14 @@ public struct SpeechSegmenter: Sendable {
                 merged.append(region)
             }
         }
-        let pad = Int(padding * rate)
-        let maxLength = Int((SpeechRecognizer.maxSeconds - 2 * padding - 0.5) * rate)
+        let maxLength = Int((SpeechRecognizer.maxSeconds - leadPadding - tailPadding - 0.5) * rate)
         return merged.flatMap { region -> [Piece] in
             // the VAD splits at max speech length already; this is a guarantee, not the usual path
             let parts = max(1, Int((Double(region.end - region.start) / Double(maxLength)).rounded(.up)))
             let size = (region.end - region.start + parts - 1) / parts
             return (0..<parts).map { i in
                 let speech = SpeechRegion(start: region.start + i * size, end: min(region.end, region.start + (i + 1) * size))
-                let read = SpeechRegion(start: max(0, speech.start - pad), end: min(totalSamples, speech.end + pad))
-                return Piece(speech: speech, read: read)
+                return Piece(speech: speech, read: readRange(of: speech, sampleRate: sampleRate, totalSamples: totalSamples))
             }
         }
     }

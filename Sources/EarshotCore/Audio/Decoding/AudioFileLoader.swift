@@ -52,21 +52,16 @@ public struct AudioFileLoader: Sendable {
                 decoded = try SndFileDecoder().decode(path: path!, displayName: name)
             } catch let error as AudioError {
                 guard FFmpegDecoder.executable != nil else { throw error }
-                return try finish(FFmpegDecoder().decode(path: path!, displayName: name, sampleRate: sampleRate), name)
+                decoded = try FFmpegDecoder().decode(path: path!, displayName: name)
             }
         case .ffmpegOnly, .unknown:
             if FFmpegDecoder.executable == nil && Self.sniff(data) == .unknown {
                 throw AudioError.notAudio(path: name, detail: "unrecognised content; ffmpeg is not installed to try harder")
             }
-            return try finish(FFmpegDecoder().decode(path: path!, displayName: name, sampleRate: sampleRate), name)
+            decoded = try FFmpegDecoder().decode(path: path!, displayName: name)
         }
         guard decoded.frameCount > 0 else { throw AudioError.noSamples(path: name) }
-        return try finish(Resampler.resample(decoded.downmixed(), to: sampleRate), name)
-    }
-
-    private func finish(_ buffer: AudioBuffer, _ name: String) throws -> AudioBuffer {
-        guard !buffer.samples.isEmpty else { throw AudioError.noSamples(path: name) }
-        return buffer
+        return try Resampler.resample(decoded.downmixed(), to: sampleRate)
     }
 
     static func sniff(_ data: Data) -> Container {

@@ -1,20 +1,20 @@
 import Foundation
 
 /// Containers libsndfile cannot open (m4a/AAC, webm, mp4, ...) through the ffmpeg command, when installed.
-/// ffmpeg downmixes and resamples itself, straight to the rate asked for.
+/// ffmpeg only decodes (to float WAV on a pipe); downmixing and resampling stay ours, as for every format.
 public struct FFmpegDecoder: Sendable {
     public init() {}
 
     public static var executable: String? { findExecutable("ffmpeg") }
 
-    public func decode(path: String, displayName: String, sampleRate: Int) throws -> AudioBuffer {
+    public func decode(path: String, displayName: String) throws -> DecodedAudio {
         guard let ffmpeg = Self.executable else {
             throw AudioError.missingTool(path: displayName, tool: "ffmpeg", install: "sudo apt-get install ffmpeg")
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ffmpeg)
         process.arguments = ["-nostdin", "-hide_banner", "-v", "error", "-i", path,
-                             "-vn", "-f", "f32le", "-ac", "1", "-ar", String(sampleRate), "-"]
+                             "-vn", "-f", "wav", "-c:a", "pcm_f32le", "-"]
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -34,10 +34,7 @@ public struct FFmpegDecoder: Sendable {
                 .split(separator: "\n").last.map(String.init) ?? "ffmpeg exit code \(process.terminationStatus)"
             throw AudioError.notAudio(path: displayName, detail: message.replacingOccurrences(of: path + ": ", with: ""))
         }
-        let count = data.count / 4
-        var samples = [Float](repeating: 0, count: count)
-        _ = samples.withUnsafeMutableBytes { data.copyBytes(to: $0, count: count * 4) }
-        return AudioBuffer(samples: samples, sampleRate: sampleRate)
+        return try WAVDecoder().decode(data, path: displayName)
     }
 }
 

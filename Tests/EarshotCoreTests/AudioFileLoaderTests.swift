@@ -1,0 +1,79 @@
+import EarshotCore
+import EarshotTestSupport
+import Foundation
+import XCTest
+
+/// Given audio in any container, expect 16 kHz mono; given anything else, expect an error naming the file.
+final class AudioFileLoaderTests: XCTestCase {
+    var dir: URL!
+
+    override func setUp() { dir = TestAudio.temporaryDirectory() }
+    override func tearDown() { try? FileManager.default.removeItem(at: dir) }
+
+    /// A 0.5 s, 1 kHz stereo tone at 44.1 kHz, as a WAV the other formats are made from.
+    private func sourceWAV() throws -> URL {
+        let tone = TestAudio.tone(frequency: 1000, seconds: 0.5, rate: 44100)
+        let url = dir.appendingPathComponent("tone.wav")
+        try TestAudio.wav16(tone.flatMap { [$0, $0] }, rate: 44100, channels: 2).write(to: url)
+        return url
+    }
+
+    func testEveryFormatLoadsAsMono16k() throws {
+        let wav = try sourceWAV()
+        var files = [wav]
+        for ext in ["flac", "ogg", "aiff"] {
+            let out = dir.appendingPathComponent("tone.\(ext)")
+            try TestAudio.run("sox", [wav.path, out.path])
+            files.append(out)
+        }
+        for (ext, args) in [("mp3", ["-c:a", "libmp3lame"]), ("opus", ["-c:a", "libopus"]), ("m4a", ["-c:a", "aac"]),
+                            ("webm", ["-c:a", "libopus"])] {
+            let out = dir.appendingPathComponent("tone.\(ext)")
+            try TestAudio.run("ffmpeg", ["-v", "error", "-y", "-i", wav.path] + args + [out.path])
+            files.append(out)
+        }
+        for file in files {
+            let audio = try AudioFileLoader().load(path: file.path)
+            XCTAssertEqual(audio.sampleRate, 16000)
+            XCTAssertEqual(audio.duration, 0.5, accuracy: 0.08, file.lastPathComponent)
+            let rms = sqrt(audio.samples.map { $0 * $0 }.reduce(0, +) / Float(audio.samples.count))
+            XCTAssertEqual(rms, 0.5 / sqrt(2), accuracy: 0.05, file.lastPathComponent)
+        }
+    }
+
+    func testInMemoryDataLikeStandardInput() throws {
+        let flac = dir.appendingPathComponent("tone.flac")
+        try TestAudio.run("sox", [try sourceWAV().path, flac.path])
+        let audio = try AudioFileLoader().load(data: Data(contentsOf: flac), name: "<stdin>")
+        XCTAssertEqual(audio.duration, 0.5, accuracy: 0.01)
+    }
+
+    func testBadInputsSayWhatIsWrong() throws {
+        let empty = dir.appendingPathComponent("empty.wav")
+        try Data().write(to: empty)
+        let text = dir.appendingPathComponent("notes.txt")
+        try Data("this is not audio at all\n".utf8).write(to: text)
+        let zero = dir.appendingPathComponent("zero.wav")
+        try TestAudio.wav16([], rate: 16000).write(to: zero)
+        let truncated = dir.appendingPathComponent("cut.wav")
+        try TestAudio.wav16(TestAudio.tone(frequency: 440, seconds: 1, rate: 16000), rate: 16000).prefix(5000).write(to: truncated)
+        let badFlac = dir.appendingPathComponent("bad.flac")
+        try Data("fLaC".utf8 + [UInt8](repeating: 7, count: 100)).write(to: badFlac)
+
+        let expectations: [(URL, String)] = [
+            (empty, "empty.wav: file is empty"),
+            (text, "notes.txt: not an audio file"),
+            (zero, "zero.wav: contains no audio samples"),
+            (truncated, "cut.wav: truncated audio file (header promises 32000 bytes of audio, file holds 4956)"),
+            (badFlac, "bad.flac: not an audio file"),
+            (dir.appendingPathComponent("missing.wav"), "missing.wav: cannot read file (no such file)"),
+            (dir, "cannot read file (is a directory)"),
+        ]
+        for (url, message) in expectations {
+            XCTAssertThrowsError(try AudioFileLoader().load(path: url.path), url.lastPathComponent) { error in
+                XCTAssertTrue(error.localizedDescription.contains(message), "\(error.localizedDescription) lacks \(message)")
+                XCTAssertFalse(error.localizedDescription.contains("\n"), "one line")
+            }
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import EarshotCore
+import Foundation
+
+/// Real audio for tests: speech synthesised with espeak-ng, tones, and files written with sox/ffmpeg.
+public enum TestAudio {
+    /// A fresh temporary folder, removed by the caller when done.
+    public static func temporaryDirectory() -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-test-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    /// Speaks `text` with espeak-ng into a WAV file (22.05 kHz mono, as espeak writes it).
+    public static func speak(_ text: String, to url: URL, voice: String = "en-us", wordsPerMinute: Int = 150) throws {
+        try run("espeak-ng", ["-v", voice, "-s", String(wordsPerMinute), "-w", url.path, text])
+    }
+
+    /// Speaks `text` and returns it as 16 kHz mono samples.
+    public static func speech(_ text: String, voice: String = "en-us") throws -> AudioBuffer {
+        let dir = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let wav = dir.appendingPathComponent("speech.wav")
+        try speak(text, to: wav, voice: voice)
+        return try AudioFileLoader().load(path: wav.path)
+    }
+
+    public static func silence(seconds: Double, rate: Int = 16_000) -> [Float] {
+        [Float](repeating: 0, count: Int(seconds * Double(rate)))
+    }
+
+    public static func tone(frequency: Double, seconds: Double, rate: Int, amplitude: Double = 0.5) -> [Float] {
+        (0..<Int(seconds * Double(rate))).map { Float(amplitude * sin(2 * .pi * frequency * Double($0) / Double(rate))) }
+    }
+
+    /// A 16-bit PCM WAV file image.
+    public static func wav16(_ samples: [Float], rate: Int, channels: Int = 1) -> Data {
+        var body = Data()
+        for s in samples {
+            let v = Int16(max(-32768, min(32767, (s * 32767).rounded())))
+            withUnsafeBytes(of: v.littleEndian) { body.append(contentsOf: $0) }
+        }
+        return wavFile(format: 1, channels: channels, rate: rate, bits: 16, body: body)
+    }
+
+    /// A WAV file image with the given fmt fields and raw sample bytes.
+    public static func wavFile(format: UInt16, channels: Int, rate: Int, bits: Int, body: Data,
+                               extensible: Bool = false, declaredDataSize: UInt32? = nil) -> Data {
+        var fmt = Data()
+        func put<T: FixedWidthInteger>(_ v: T, _ d: inout Data) { withUnsafeBytes(of: v.littleEndian) { d.append(contentsOf: $0) } }
+        let blockAlign = channels * bits / 8
+        put(extensible ? UInt16(0xFFFE) : format, &fmt)
+        put(UInt16(channels), &fmt); put(UInt32(rate), &fmt); put(UInt32(rate * blockAlign), &fmt)
+        put(UInt16(blockAlign), &fmt); put(UInt16(bits), &fmt)
+        if extensible {
+            put(UInt16(22), &fmt); put(UInt16(bits), &fmt); put(UInt32(0), &fmt)
+            put(format, &fmt)
+            fmt.append(contentsOf: [0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71])
+        }
+        var out = Data("RIFF".utf8)
+        put(UInt32(4 + 8 + fmt.count + 8 + body.count), &out)
+        out.append(Data("WAVEfmt ".utf8)); put(UInt32(fmt.count), &out); out.append(fmt)
+        out.append(Data("data".utf8)); put(declaredDataSize ?? UInt32(body.count), &out); out.append(body)
+        return out
+    }
+
+    /// Runs a tool and fails with its stderr when it fails.
+    @discardableResult
+    public static func run(_ tool: String, _ arguments: [String], stdin: Data? = nil) throws -> Data {
+        guard let path = findExecutable(tool) else { throw TestSupportError.missingTool(tool) }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        let input = Pipe()
+        p.standardInput = stdin == nil ? FileHandle.nullDevice : input
+        try p.run()
+        if let stdin {
+            input.fileHandleForWriting.write(stdin)
+            try? input.fileHandleForWriting.close()
+        }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let errors = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else {
+            throw TestSupportError.toolFailed(tool, String(decoding: errors, as: UTF8.self))
+        }
+        return data
+    }
+}
+
+public enum TestSupportError: Error, CustomStringConvertible {
+    case missingTool(String)
+    case toolFailed(String, String)
+
+    public var description: String {
+        switch self {
+        case let .missingTool(t): return "\(t) is not installed (run make setup)"
+        case let .toolFailed(t, e): return "\(t) failed: \(e)"
+        }
+    }
+}
