@@ -11,7 +11,10 @@ public enum WordErrorRate {
     }
 
     public static func counts(reference: String, hypothesis: String) -> Counts {
-        let r = normalize(reference), h = normalize(hypothesis)
+        // a number like 1200 may be read "twelve hundred" or "one thousand two hundred": each side's
+        // digits are read the way the other side's words suggest
+        let r = normalize(reference, context: Set(normalize(hypothesis)))
+        let h = normalize(hypothesis, context: Set(r))
         return Counts(errors: editDistance(r, h), words: r.count)
     }
 
@@ -19,7 +22,7 @@ public enum WordErrorRate {
         counts(reference: reference, hypothesis: hypothesis).rate
     }
 
-    public static func normalize(_ text: String) -> [String] {
+    public static func normalize(_ text: String, context: Set<String> = []) -> [String] {
         var s = text.lowercased()
             .replacingOccurrences(of: "(\\d),(\\d{3})", with: "$1$2", options: .regularExpression)
             .replacingOccurrences(of: "\\$(\\d+)", with: "$1 dollars", options: .regularExpression)
@@ -37,7 +40,7 @@ public enum WordErrorRate {
             token = abbreviations[token] ?? token.replacingOccurrences(of: ".", with: " ")
             for part in token.split(separator: " ") {
                 if let n = Int(part), part.allSatisfy(\.isNumber) {
-                    words += spoken(n, digits: part.count).split(separator: " ").map(String.init)
+                    words += spoken(n, digits: part.count, context: context).split(separator: " ").map(String.init)
                 } else {
                     words.append(String(part))
                 }
@@ -66,14 +69,16 @@ public enum WordErrorRate {
                                "eighteen", "nineteen"]
     private static let tens = ["", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
 
-    /// Four-digit numbers from 1100 to 1999 are read as years ("fourteen sixty nine"), the rest as cardinals.
-    static func spoken(_ n: Int, digits: Int) -> String {
-        if digits == 4, (1100...1999).contains(n) {
-            let high = n / 100, low = n % 100
-            if low == 0 { return cardinal(high) + " hundred" }
-            return cardinal(high) + (low < 10 ? " oh " : " ") + cardinal(low)
-        }
-        return cardinal(n)
+    /// Four-digit numbers from 1100 to 1999 are read as years ("fourteen sixty nine") unless `context`
+    /// (the other text's words) holds the cardinal reading; everything else as cardinals.
+    static func spoken(_ n: Int, digits: Int, context: Set<String> = []) -> String {
+        let plain = cardinal(n)
+        guard digits == 4, (1100...1999).contains(n) else { return plain }
+        let high = n / 100, low = n % 100
+        let year = low == 0 ? cardinal(high) + " hundred" : cardinal(high) + (low < 10 ? " oh " : " ") + cardinal(low)
+        let plainFits = plain.split(separator: " ").allSatisfy { context.contains(String($0)) }
+        let yearFits = year.split(separator: " ").allSatisfy { context.contains(String($0)) }
+        return plainFits && !yearFits ? plain : year
     }
 
     static func cardinal(_ n: Int) -> String {

@@ -49,7 +49,10 @@ public final class LiveTranscriber: @unchecked Sendable {
         detector.reset()
 
         func finish(_ regions: [SpeechRegion]) {
-            for region in regions {
+            for heard in regions {
+                speechStart = nil
+                guard let region = SpeechSegmenter.trimQuiet(heard, audio: history.samples(from: heard.start, to: heard.end),
+                                                             sampleRate: rate) else { continue }
                 let range = segmenter.readRange(of: region, sampleRate: rate, totalSamples: history.end)
                 let read = history.samples(from: range.start, to: range.end)
                 let text = recognizer.recognize(read)
@@ -59,7 +62,6 @@ public final class LiveTranscriber: @unchecked Sendable {
                                                            end: Double(region.end) / Double(rate), text: text),
                                 delay: delay))
                 }
-                speechStart = nil
             }
         }
 

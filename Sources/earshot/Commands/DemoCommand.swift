@@ -5,7 +5,7 @@ import Foundation
 /// The README's first command: speech synthesised on the spot, transcribed, scored and timed.
 enum DemoCommand {
     static let passage = """
-        Earshot listens on your own computer. It turns recordings into text without sending a single \
+        This program listens on your own computer. It turns recordings into text without sending a single \
         word to the network. Long meetings are cut into short pieces where people pause, and every piece \
         keeps its time, so subtitles line up with the voice. The same engine can follow a live microphone \
         and show words while you are still speaking.
@@ -18,23 +18,32 @@ enum DemoCommand {
         examples: ["earshot demo", "earshot demo --model base"],
         run: run)
 
+    /// Speaks each sentence separately and joins them with a second of silence, as a speaker pauses,
+    /// so the recording has several segments.
+    static func synthesise(_ text: String, espeak: String) throws -> AudioBuffer {
+        let wav = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-demo-\(getpid()).wav")
+        defer { try? FileManager.default.removeItem(at: wav) }
+        var samples: [Float] = []
+        for sentence in text.split(separator: ".").map({ $0.trimmingCharacters(in: .whitespaces) }) where !sentence.isEmpty {
+            let synth = Process()
+            synth.executableURL = URL(fileURLWithPath: espeak)
+            synth.arguments = ["-v", "en-us", "-s", "150", "-w", wav.path, sentence + "."]
+            try synth.run()
+            synth.waitUntilExit()
+            samples += try AudioFileLoader().load(path: wav.path).samples + [Float](repeating: 0, count: 16_000)
+        }
+        return AudioBuffer(samples: samples, sampleRate: 16_000)
+    }
+
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         let speech = try SpeechOptions.read(args)
         guard let espeak = findExecutable("espeak-ng") else {
             throw AudioError.missingTool(path: "demo", tool: "espeak-ng", install: "make setup")
         }
-        let wav = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-demo-\(getpid()).wav")
-        defer { try? FileManager.default.removeItem(at: wav) }
-        let synth = Process()
-        synth.executableURL = URL(fileURLWithPath: espeak)
-        synth.arguments = ["-v", "en-us", "-s", "150", "-w", wav.path, passage]
-        try synth.run()
-        synth.waitUntilExit()
-
+        let audio = try synthesise(passage, espeak: espeak)
         let loadStart = Date()
         let transcriber = try FileTranscriber(model: speech.model, threads: speech.threads, language: speech.language)
         let loadTime = Date().timeIntervalSince(loadStart)
-        let audio = try AudioFileLoader().load(path: wav.path)
         let start = Date()
         let transcript = try transcriber.transcribe(audio, source: "espeak-ng passage")
         let elapsed = Date().timeIntervalSince(start)

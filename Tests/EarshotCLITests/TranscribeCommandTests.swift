@@ -1,0 +1,73 @@
+import EarshotTestSupport
+import Foundation
+import XCTest
+
+/// `earshot transcribe` as a user runs it: formats, several files, stdin, and bad input that never stops the run.
+final class TranscribeCommandTests: XCTestCase {
+    var dir: URL!
+    override func setUp() { dir = TestAudio.temporaryDirectory() }
+    override func tearDown() { try? FileManager.default.removeItem(at: dir) }
+
+    func speechFile(_ name: String, _ text: String) throws -> URL {
+        let url = dir.appendingPathComponent(name)
+        try TestAudio.speak(text, to: url)
+        return url
+    }
+
+    func testGoodFilesAreTranscribedAndBadOnesReportedWithoutStoppingTheRun() throws {
+        let good = try speechFile("good.wav", Sentences.all[0])
+        let empty = dir.appendingPathComponent("empty.wav")
+        try Data().write(to: empty)
+        let text = dir.appendingPathComponent("readme.txt")
+        try Data("hello".utf8).write(to: text)
+        let cut = dir.appendingPathComponent("cut.wav")
+        try Data(contentsOf: good).prefix(3000).write(to: cut)
+        let flac = dir.appendingPathComponent("good.flac")
+        try TestAudio.run("sox", [good.path, flac.path])
+
+        let r = try CLI.run(["transcribe", empty.path, text.path, good.path, cut.path, "missing.wav", flac.path])
+        XCTAssertEqual(r.status, 1, "a failed input makes the exit code non-zero")
+        XCTAssertTrue(r.stdout.contains("==> \(good.path) <=="))
+        XCTAssertTrue(r.stdout.contains("==> \(flac.path) <=="))
+        XCTAssertTrue(r.stdout.lowercased().contains("weather was cold"))
+        let errors = r.stderr.split(separator: "\n")
+        XCTAssertEqual(errors.count, 4, r.stderr)
+        XCTAssertTrue(r.stderr.contains("\(empty.path): file is empty"))
+        XCTAssertTrue(r.stderr.contains("\(text.path): not an audio file"))
+        XCTAssertTrue(r.stderr.contains("\(cut.path): truncated audio file"))
+        XCTAssertTrue(r.stderr.contains("missing.wav: cannot read file (no such file)"))
+    }
+
+    func testSubtitlesAndJSONWrittenToAFolder() throws {
+        let a = try speechFile("a.wav", Sentences.all[1])
+        let out = dir.appendingPathComponent("out")
+        for format in ["srt", "vtt", "json"] {
+            let r = try CLI.run(["transcribe", "--format", format, "--output", out.path, a.path])
+            XCTAssertEqual(r.status, 0, r.stderr)
+        }
+        let srt = try String(contentsOf: out.appendingPathComponent("a.srt"), encoding: .utf8)
+        XCTAssertNotNil(srt.range(of: #"^1\n\d\d:\d\d:\d\d,\d\d\d --> \d\d:\d\d:\d\d,\d\d\d\n.+\n"#, options: .regularExpression))
+        let vtt = try String(contentsOf: out.appendingPathComponent("a.vtt"), encoding: .utf8)
+        XCTAssertTrue(vtt.hasPrefix("WEBVTT\n\n00:00:0"))
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("a.json"))) as? [String: Any]
+        XCTAssertEqual(json?["model"] as? String, "tiny.en")
+        XCTAssertTrue((json?["text"] as? String ?? "").lowercased().contains("window"))
+    }
+
+    func testStandardInputAndJSONFlag() throws {
+        let a = try speechFile("a.wav", Sentences.all[2])
+        let r = try CLI.run(["transcribe", "--json", "-"], stdin: try Data(contentsOf: a))
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        XCTAssertEqual(json?["source"] as? String, "-")
+        XCTAssertTrue((json?["text"] as? String ?? "").lowercased().contains("notebook"))
+    }
+
+    func testMissingModelNamesTheInstallCommand() throws {
+        let a = try speechFile("a.wav", "hello")
+        let r = try CLI.run(["transcribe", a.path], environment: ["EARSHOT_HOME": dir.appendingPathComponent("nothing").path])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.contains("is not installed"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("make setup"), r.stderr)
+    }
+}

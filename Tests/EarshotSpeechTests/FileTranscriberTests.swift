@@ -1,0 +1,97 @@
+import EarshotCore
+import EarshotSpeech
+import EarshotTestSupport
+import Foundation
+import XCTest
+
+/// Given real speech (espeak-ng), expect the words back with times; given silence, expect nothing.
+final class FileTranscriberTests: XCTestCase {
+    nonisolated(unsafe) static var shared: FileTranscriber?
+
+    func transcriber() throws -> FileTranscriber {
+        if let t = Self.shared { return t }
+        let t = try FileTranscriber(model: .tinyEn)
+        Self.shared = t
+        return t
+    }
+
+    func testSynthesisedSentencesAreTranscribedWithinFifteenPercentWER() throws {
+        var errors = 0, words = 0
+        for sentence in Sentences.all.prefix(8) {
+            let audio = try TestAudio.speech(sentence)
+            let transcript = try transcriber().transcribe(audio, source: "espeak")
+            let c = WordErrorRate.counts(reference: sentence, hypothesis: transcript.text)
+            errors += c.errors
+            words += c.words
+        }
+        let wer = Double(errors) / Double(words)
+        print("espeak-ng sentences, tiny.en: WER \(String(format: "%.1f", wer * 100))% over \(words) words")
+        XCTAssertLessThanOrEqual(wer, 0.15)
+    }
+
+    /// Over three minutes of sentences separated by pauses: each sentence comes back as a segment whose
+    /// times are within half a second of where the sentence really is.
+    func testLongRecordingKeepsEverySentenceInOrderWithAccurateTimes() throws {
+        var samples = TestAudio.silence(seconds: 1)
+        var truth: [(start: Double, end: Double, text: String)] = []
+        while samples.count < 185 * 16000 {
+            for sentence in Sentences.all {
+                let speech = try TestAudio.speech(sentence).samples
+                // espeak pads its output with a little silence: time the sentence by its audible part
+                let loud = speech.indices.filter { abs(speech[$0]) > 0.01 }
+                truth.append((Double(samples.count + loud.first!) / 16000, Double(samples.count + loud.last!) / 16000, sentence))
+                samples += speech + TestAudio.silence(seconds: 1.2)
+                if samples.count >= 185 * 16000 { break }
+            }
+        }
+        let audio = AudioBuffer(samples: samples, sampleRate: 16000)
+        XCTAssertGreaterThanOrEqual(audio.duration, 180)
+        let transcript = try transcriber().transcribe(audio, source: "long")
+        XCTAssertEqual(transcript.segments.count, truth.count, "one segment per sentence")
+        for (a, b) in zip(transcript.segments, transcript.segments.dropFirst()) {
+            XCTAssertLessThanOrEqual(a.end, b.start, "timestamps are monotonic")
+        }
+        var errors = 0, words = 0
+        for (segment, expected) in zip(transcript.segments, truth) {
+            XCTAssertEqual(segment.start, expected.start, accuracy: 0.5, "start of '\(expected.text)'")
+            XCTAssertEqual(segment.end, expected.end, accuracy: 0.5, "end of '\(expected.text)'")
+            let c = WordErrorRate.counts(reference: expected.text, hypothesis: segment.text)
+            XCTAssertLessThanOrEqual(c.rate, 0.4, "'\(segment.text)' should say '\(expected.text)'")
+            errors += c.errors
+            words += c.words
+        }
+        XCTAssertLessThanOrEqual(Double(errors) / Double(words), 0.15)
+    }
+
+    func testSilenceAndNoiseGiveAnEmptyTranscript() throws {
+        var noise = TestAudio.silence(seconds: 10)
+        var state: UInt32 = 12345
+        for i in noise.indices {  // quiet white noise
+            state = state &* 1_664_525 &+ 1_013_904_223
+            noise[i] = (Float(state >> 8) / Float(1 << 24) - 0.5) * 0.002
+        }
+        let transcript = try transcriber().transcribe(AudioBuffer(samples: noise, sampleRate: 16000), source: "quiet")
+        XCTAssertEqual(transcript.segments, [])
+        XCTAssertEqual(transcript.text, "")
+    }
+
+    /// The shared read-speech set (173 utterances) with the base model: WER ≤ 10%.
+    func testReadSpeechWithBaseModelWithinTenPercentWER() throws {
+        guard let dir = SharedData.folder("speech") else {
+            throw XCTSkip("../shared/data/speech is absent: skipping the read-speech WER check")
+        }
+        let rows = try SharedData.table(dir.appendingPathComponent("transcripts.tsv"), separator: "\t")
+        let base = try FileTranscriber(model: .base)
+        var errors = 0, words = 0
+        for row in rows {
+            let audio = try AudioFileLoader().load(path: dir.appendingPathComponent(row["path"]!).path)
+            let c = WordErrorRate.counts(reference: row["transcript"]!, hypothesis: try base.transcribe(audio, source: "").text)
+            errors += c.errors
+            words += c.words
+        }
+        let wer = Double(errors) / Double(words)
+        print("shared/data/speech, base: WER \(String(format: "%.2f", wer * 100))% over \(rows.count) utterances, \(words) words")
+        XCTAssertEqual(rows.count, 173)
+        XCTAssertLessThanOrEqual(wer, 0.10)
+    }
+}

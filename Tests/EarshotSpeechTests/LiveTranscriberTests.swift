@@ -1,0 +1,61 @@
+import EarshotCore
+import EarshotSpeech
+import EarshotTestSupport
+import Foundation
+import XCTest
+
+/// Given speech arriving live, expect partial text while it goes on and a final line soon after it ends.
+final class LiveTranscriberTests: XCTestCase {
+    /// Three sentences with pauses, as 16 kHz samples, and the sentences.
+    func dialogue() throws -> (samples: [Float], sentences: [String]) {
+        let sentences = Array(Sentences.all[10..<13])
+        var samples = TestAudio.silence(seconds: 0.5)
+        for s in sentences { samples += try TestAudio.speech(s).samples + TestAudio.silence(seconds: 1.5) }
+        return (samples, sentences)
+    }
+
+    func testRawStreamOnAPipeGivesPartialsThenFinals() async throws {
+        let (samples, sentences) = try dialogue()
+        var raw = Data()
+        for s in samples { withUnsafeBytes(of: Int16(max(-32767, min(32767, s * 32767))).littleEndian) { raw.append(contentsOf: $0) } }
+        let pipe = Pipe()
+        let writer = pipe.fileHandleForWriting
+        let payload = raw
+        DispatchQueue.global().async {
+            writer.write(payload)
+            try? writer.close()
+        }
+        let live = try LiveTranscriber(model: .tinyEn)
+        var events: [LiveEvent] = []
+        for try await event in live.events(from: RawPCMSource(handle: pipe.fileHandleForReading)) { events.append(event) }
+
+        let finals = events.compactMap { if case let .final(segment, _) = $0 { return segment } else { return nil } }
+        XCTAssertEqual(finals.count, sentences.count, "one final line per sentence")
+        for (segment, sentence) in zip(finals, sentences) {
+            XCTAssertLessThanOrEqual(WordErrorRate.rate(reference: sentence, hypothesis: segment.text), 0.3, segment.text)
+        }
+        // before the first final there were partials that grew
+        let firstFinal = events.firstIndex { if case .final = $0 { return true } else { return false } }!
+        let partials = events[..<firstFinal].compactMap { if case let .partial(text, _, _) = $0 { return text } else { return nil } }
+        XCTAssertGreaterThanOrEqual(partials.count, 2)
+        XCTAssertLessThan(partials.first!.count, partials.last!.count)
+    }
+
+    /// Replayed at real speed, the final line comes ≤ 1.5 s (median) after the speech ends.
+    func testFinalLineFollowsTheEndOfSpeechQuickly() async throws {
+        let (samples, _) = try dialogue()
+        let dir = TestAudio.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("dialogue.wav")
+        try TestAudio.wav16(samples, rate: 16000).write(to: file)
+        let live = try LiveTranscriber(model: .tinyEn)
+        var delays: [Double] = []
+        for try await event in live.events(from: FileReplaySource(path: file.path, realtime: true)) {
+            if case let .final(_, delay) = event { delays.append(delay) }
+        }
+        XCTAssertEqual(delays.count, 3)
+        let median = delays.sorted()[delays.count / 2]
+        print("live final-line delays: \(delays.map { String(format: "%.2f", $0) }) s, median \(String(format: "%.2f", median)) s")
+        XCTAssertLessThanOrEqual(median, 1.5)
+    }
+}
