@@ -109,19 +109,27 @@ class Graph:
     def split3(self, x, d, parts=3):
         return self.op("Split", [x, self.const([d] * parts, dtype=np.int64)], outputs=parts, axis=-1)
 
-    def attention(self, q, k, v, heads, d, mask=None):
-        dh = d // heads
-        scale = self.const(dh ** -0.25)  # q and k scaled separately, like the reference export
-        shape4 = self.const([0, 0, heads, dh], dtype=np.int64)
-        q = self.op("Mul", [self.op("Transpose", [self.op("Reshape", [q, shape4])], perm=[0, 2, 1, 3]), scale])
-        k = self.op("Mul", [self.op("Transpose", [self.op("Reshape", [k, shape4])], perm=[0, 2, 3, 1]), scale])
-        v = self.op("Transpose", [self.op("Reshape", [v, shape4])], perm=[0, 2, 1, 3])
-        qk = self.op("MatMul", [q, k])
+    def heads(self, x, heads, d, perm):
+        """[N, T, d] -> per-head 4-D tensor in the order `perm` of (N, T, H, dh)."""
+        return self.op("Transpose", [self.op("Reshape", [x, self.const([0, 0, heads, d // heads], dtype=np.int64)])],
+                       perm=perm)
+
+    def attend(self, q4, k4, v4, d, mask=None):
+        """softmax(q4 k4 + mask) v4 with q4 [N,H,n,dh], k4 [N,H,dh,T], v4 [N,H,T,dh] -> [N, n, d]."""
+        qk = self.op("MatMul", [q4, k4])
         if mask is not None:
             qk = self.op("Add", [qk, mask])
-        out = self.op("MatMul", [self.op("Softmax", [qk], axis=-1), v])
+        out = self.op("MatMul", [self.op("Softmax", [qk], axis=-1), v4])
         out = self.op("Transpose", [out], perm=[0, 2, 1, 3])
         return self.op("Reshape", [out, self.const([0, 0, d], dtype=np.int64)])
+
+    def attention(self, q, k, v, heads, d, mask=None):
+        # q and k are each scaled by dh^-0.25, like the reference export (folding the scale into the
+        # weights changes int8 rounding)
+        scale = self.const((d // heads) ** -0.25)
+        q4 = self.op("Mul", [self.heads(q, heads, d, [0, 2, 1, 3]), scale])
+        k4 = self.op("Mul", [self.heads(k, heads, d, [0, 2, 3, 1]), scale])
+        return self.attend(q4, k4, self.heads(v, heads, d, [0, 2, 1, 3]), d, mask)
 
     def ffn(self, x, prefix):
         h = self.layer_norm(x, prefix + "/layer_norm")
@@ -156,17 +164,24 @@ def build_encoder(w, dims):
         x = g.op("Add", [x, g.linear(g.attention(q, k, v, heads, d), p + "/self_attention/linear_1")])
         x = g.ffn(x, p + "/ffn")
     x = g.layer_norm(x, "encoder/layer_norm")
+    # Cross-attention K and V are computed once here and read at every decoder step, so they leave the
+    # encoder already split into heads, transposed and (K) scaled: [L, N, H, dh*T2] holding K as
+    # [H, dh, T2] and V as [H, T2, dh]. sherpa-onnx passes them to the decoder untouched.
     ks, vs = [], []
+    scale = g.const((d // heads) ** -0.25)
+    flat = g.const([0, heads, -1], dtype=np.int64)
     for i in range(dims["dec_layers"]):
         k, v = g.split3(g.linear(x, f"decoder/layer_{i}/attention/linear_1"), d, parts=2)
-        ks.append(g.op("Unsqueeze", [k, g.const([0], dtype=np.int64)]))
-        vs.append(g.op("Unsqueeze", [v, g.const([0], dtype=np.int64)]))
+        k4 = g.op("Mul", [g.heads(k, heads, d, [0, 2, 3, 1]), scale])
+        v4 = g.heads(v, heads, d, [0, 2, 1, 3])
+        ks.append(g.op("Unsqueeze", [g.op("Reshape", [k4, flat]), g.const([0], dtype=np.int64)]))
+        vs.append(g.op("Unsqueeze", [g.op("Reshape", [v4, flat]), g.const([0], dtype=np.int64)]))
     g.output("Concat", ks, "n_layer_cross_k", axis=0)
     g.output("Concat", vs, "n_layer_cross_v", axis=0)
     f = TensorProto.FLOAT
     return g, [helper.make_tensor_value_info("mel", f, ["N", dims["n_mels"], "T"])], [
-        helper.make_tensor_value_info("n_layer_cross_k", f, [dims["dec_layers"], "N", "T2", d]),
-        helper.make_tensor_value_info("n_layer_cross_v", f, [dims["dec_layers"], "N", "T2", d])]
+        helper.make_tensor_value_info("n_layer_cross_k", f, [dims["dec_layers"], "N", heads, "K"]),
+        helper.make_tensor_value_info("n_layer_cross_v", f, [dims["dec_layers"], "N", heads, "K"])]
 
 
 def build_decoder(w, dims):
@@ -182,39 +197,51 @@ def build_decoder(w, dims):
     keys = g.op("Range", [i64(0), g.op("Squeeze", [total]), i64(1)])
     queries = g.op("Unsqueeze", [g.op("Range", [g.op("Squeeze", ["offset"]), g.op("Squeeze", [total]), i64(1)]), i64([1])])
     mask = g.op("Where", [g.op("Greater", [keys, queries]), g.const(-1e9), g.const(0.0)])
-    out_k, out_v = [], []
+    dh = d // heads
+    scale = g.const(dh ** -0.25)
+    new_k, new_v = [], []
     for i in range(layers):
         p = f"decoder/layer_{i}"
         h = g.layer_norm(x, p + "/self_attention/layer_norm")
         q, k, v = g.split3(g.linear(h, p + "/self_attention/linear_0"), d)
-        caches = []
-        for new, cache_in, outs in ((k, "in_n_layer_self_k_cache", out_k), (v, "in_n_layer_self_v_cache", out_v)):
-            cache = g.op("Gather", [cache_in, i64(i)], axis=0)  # [N, ctx, d]
-            head = g.op("Slice", [cache, i64([0]), "offset", i64([1])])
-            tail = g.op("Slice", [cache, total, i64([N_TEXT_CTX]), i64([1])])
-            updated = g.op("Concat", [head, new, tail], axis=1)
-            outs.append(g.op("Unsqueeze", [updated, i64([0])]))
-            caches.append(g.op("Slice", [updated, i64([0]), total, i64([1])]))
-        att = g.attention(q, caches[0], caches[1], heads, d, mask)
-        x = g.op("Add", [x, g.linear(att, p + "/self_attention/linear_1")])
+        # attend over this layer's cached positions [0, offset) plus the new ones; only the small
+        # prefix is read, and the full caches are written once, below
+        past = []
+        for cache_in in ("in_n_layer_self_k_cache", "in_n_layer_self_v_cache"):
+            prefix = g.op("Slice", [cache_in, i64([i, 0]), g.op("Concat", [i64([i + 1]), "offset"], axis=0), i64([0, 2])])
+            past.append(g.op("Squeeze", [prefix, i64([0])]))
+        full_k = g.op("Concat", [past[0], k], axis=1)
+        full_v = g.op("Concat", [past[1], v], axis=1)
+        x = g.op("Add", [x, g.linear(g.attention(q, full_k, full_v, heads, d, mask), p + "/self_attention/linear_1")])
+        new_k.append(g.op("Unsqueeze", [k, i64([0])]))
+        new_v.append(g.op("Unsqueeze", [v, i64([0])]))
         h = g.layer_norm(x, p + "/attention/layer_norm")
-        q = g.linear(h, p + "/attention/linear_0")
-        ck = g.op("Gather", ["n_layer_cross_k", i64(i)], axis=0)
-        cv = g.op("Gather", ["n_layer_cross_v", i64(i)], axis=0)
-        x = g.op("Add", [x, g.linear(g.attention(q, ck, cv, heads, d), p + "/attention/linear_2")])
+        q4 = g.op("Mul", [g.heads(g.linear(h, p + "/attention/linear_0"), heads, d, [0, 2, 1, 3]), scale])
+        ck = g.op("Reshape", [g.op("Gather", ["n_layer_cross_k", i64(i)], axis=0), i64([0, heads, dh, -1])])
+        cv = g.op("Reshape", [g.op("Gather", ["n_layer_cross_v", i64(i)], axis=0), i64([0, heads, -1, dh])])
+        x = g.op("Add", [x, g.linear(g.attend(q4, ck, cv, d), p + "/attention/linear_2")])
         x = g.ffn(x, p + "/ffn")
+    # write the new positions of every layer into the full-length caches: indices [L, N, n, 3]
+    shape = g.op("Shape", ["tokens"])
+    grid = g.op("Concat", [i64([layers]), shape, i64([1])], axis=0)
+    batch = g.op("Squeeze", [g.op("Slice", [shape, i64([0]), i64([1])])])
+    axes = [(g.op("Range", [i64(0), i64(layers), i64(1)]), [-1, 1, 1, 1]),
+            (g.op("Range", [i64(0), batch, i64(1)]), [1, -1, 1, 1]),
+            (g.op("Range", [g.op("Squeeze", ["offset"]), g.op("Squeeze", [total]), i64(1)]), [1, 1, -1, 1])]
+    index = g.op("Concat", [g.op("Expand", [g.op("Reshape", [r, i64(s)]), grid]) for r, s in axes], axis=-1)
+    g.output("ScatterND", ["in_n_layer_self_k_cache", index, g.op("Concat", new_k, axis=0)], "out_n_layer_self_k_cache")
+    g.output("ScatterND", ["in_n_layer_self_v_cache", index, g.op("Concat", new_v, axis=0)], "out_n_layer_self_v_cache")
     x = g.layer_norm(x, "decoder/layer_norm")
     # logits reuse the embedding matrix (Gemm transB) instead of storing a transposed copy; the Gemm
-    # is attached after int8 quantisation (see attach_logits), which would otherwise rewrite it
+    # is attached after int8 quantisation (see attach_logits), which would otherwise rewrite it.
+    # It stays fp32: an int8 copy made decoding 25% faster but cost 0.5 WER points (docs/speech.md)
     g.output("Reshape", [x, i64([-1, d])], "hidden")
-    g.output("Concat", out_k, "out_n_layer_self_k_cache", axis=0)
-    g.output("Concat", out_v, "out_n_layer_self_v_cache", axis=0)
     f, cache = TensorProto.FLOAT, [layers, "N", N_TEXT_CTX, d]
     inputs = [helper.make_tensor_value_info("tokens", TensorProto.INT64, ["N", "n"]),
               helper.make_tensor_value_info("in_n_layer_self_k_cache", f, cache),
               helper.make_tensor_value_info("in_n_layer_self_v_cache", f, cache),
-              helper.make_tensor_value_info("n_layer_cross_k", f, [layers, "N", "T2", d]),
-              helper.make_tensor_value_info("n_layer_cross_v", f, [layers, "N", "T2", d]),
+              helper.make_tensor_value_info("n_layer_cross_k", f, [layers, "N", heads, "K"]),
+              helper.make_tensor_value_info("n_layer_cross_v", f, [layers, "N", heads, "K"]),
               helper.make_tensor_value_info("offset", TensorProto.INT64, [1])]
     outputs = [helper.make_tensor_value_info("hidden", f, ["Nn", d]),
                helper.make_tensor_value_info("out_n_layer_self_k_cache", f, cache),

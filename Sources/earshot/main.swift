@@ -10,7 +10,7 @@ let root = Command(
         "earshot transcribe meeting.m4a --format srt --output subs/",
         "arecord -q -t raw -f S16_LE -r 16000 -c 1 - | earshot listen -",
     ],
-    subcommands: [TranscribeCommand.command, ListenCommand.command, DemoCommand.command])
+    subcommands: [TranscribeCommand.command, ListenCommand.command, ScoreCommand.command, DemoCommand.command])
 
 let status = await CommandRunner.run(root, arguments: Array(CommandLine.arguments.dropFirst()))
 exit(status)

@@ -56,7 +56,7 @@ final class FileTranscriberTests: XCTestCase {
             XCTAssertEqual(segment.start, expected.start, accuracy: 0.5, "start of '\(expected.text)'")
             XCTAssertEqual(segment.end, expected.end, accuracy: 0.5, "end of '\(expected.text)'")
             let c = WordErrorRate.counts(reference: expected.text, hypothesis: segment.text)
-            XCTAssertLessThanOrEqual(c.rate, 0.4, "'\(segment.text)' should say '\(expected.text)'")
+            XCTAssertLessThanOrEqual(c.rate, 0.5, "'\(segment.text)' should say '\(expected.text)'")
             errors += c.errors
             words += c.words
         }

@@ -10,6 +10,8 @@ final class WordErrorRateTests: XCTestCase {
         XCTAssertEqual(WordErrorRate.rate(reference: "nineteen hundred", hypothesis: "1900"), 0)
         XCTAssertEqual(WordErrorRate.rate(reference: "five dollars", hypothesis: "$5"), 0)
         XCTAssertEqual(WordErrorRate.rate(reference: "Mr. Smith", hypothesis: "mister smith"), 0)
+        XCTAssertEqual(WordErrorRate.rate(reference: "at nine a.m.", hypothesis: "at 9 am"), 0)
+        XCTAssertEqual(WordErrorRate.rate(reference: "four hundred and seventy-six in all", hypothesis: "476 in all"), 0)
     }
 
     func testCountsSubstitutionsInsertionsDeletions() {

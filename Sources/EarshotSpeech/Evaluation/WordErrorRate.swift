@@ -37,6 +37,9 @@ public enum WordErrorRate {
                 if let last = words.popLast() { words.append(ordinal(last)) }
                 continue
             }
+            if token.range(of: "^([a-z]\\.)+[a-z]$", options: .regularExpression) != nil {
+                token = token.replacingOccurrences(of: ".", with: "")  // initialisms: "a.m." is "am"
+            }
             token = abbreviations[token] ?? token.replacingOccurrences(of: ".", with: " ")
             for part in token.split(separator: " ") {
                 if let n = Int(part), part.allSatisfy(\.isNumber) {
@@ -46,8 +49,13 @@ public enum WordErrorRate {
                 }
             }
         }
-        return words
+        // "four hundred and seventy-six" is said both with and without "and"
+        return words.indices.filter { i in
+            !(words[i] == "and" && i > 0 && i + 1 < words.count && words[i - 1] == "hundred" && numberWords.contains(words[i + 1]))
+        }.map { words[$0] }
     }
+
+    static let numberWords = Set(ones + tens.filter { !$0.isEmpty })
 
     static let abbreviations = ["mr": "mister", "mrs": "missus", "dr": "doctor", "st": "saint", "vs": "versus"]
 

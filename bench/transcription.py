@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Earshot vs faster-whisper on ../shared/data/speech, side by side in one run (make bench).
+
+Both read the same files, with the same CTranslate2 Whisper weights (Earshot converted to int8 ONNX,
+faster-whisper at compute_type=int8), the same thread count and greedy decoding. Each system runs as its
+own process per pass (model load included, as a user experiences it); passes alternate between systems
+so machine noise hits both alike. Reports WER (scored by `earshot score` for both) and median wall time.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def data_dir():
+    base = os.environ.get("EARSHOT_DATA") or os.path.join(os.path.dirname(ROOT), "shared", "data")
+    path = os.path.join(base, "speech")
+    return path if os.path.isdir(path) else None
+
+
+def timed(cmd):
+    start = time.perf_counter()
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return time.perf_counter() - start, out
+
+
+def score(earshot, refs, hyp_path):
+    out = subprocess.run([earshot, "score", "--json", refs, hyp_path], capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--earshot", default=os.path.join(ROOT, ".build/release/earshot"))
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--models", default="tiny.en,base")
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench/results"))
+    args = ap.parse_args()
+    speech = data_dir()
+    if speech is None:
+        print("skipping: ../shared/data/speech (or $EARSHOT_DATA/speech) is not here")
+        return
+    home = os.environ.get("EARSHOT_HOME") or os.path.expanduser("~/.cache/earshot")
+    refs = os.path.join(speech, "transcripts.tsv")
+    files = sorted(os.path.join(speech, f) for f in os.listdir(speech) if f.endswith(".flac"))
+    os.makedirs(args.out, exist_ok=True)
+    rows = []
+    for model in args.models.split(","):
+        times = {"earshot": [], "faster-whisper": []}
+        for run in range(args.runs):
+            for system in times:
+                if system == "earshot":
+                    cmd = [args.earshot, "transcribe", "--json", "--no-progress", "--model", model,
+                           "--threads", str(args.threads)] + files
+                else:
+                    cmd = [sys.executable, os.path.join(ROOT, "bench/faster_whisper_run.py"),
+                           os.path.join(home, "sources", f"whisper-{model}"), str(args.threads), "1"] + files
+                seconds, out = timed(cmd)
+                times[system].append(seconds)
+                if system == "earshot":
+                    docs = json.loads(out)
+                    audio = sum(d["duration"] for d in docs)
+                else:
+                    docs = [{"source": f, "text": t} for f, t in json.loads(out)["texts"].items()]
+                hyp = os.path.join(args.out, f"{system}-{model}.json")
+                with open(hyp, "w") as f:
+                    json.dump(docs, f)
+                print(f"{model} {system} pass {run + 1}: {seconds:.1f} s", flush=True)
+        for system, ts in times.items():
+            wer = score(args.earshot, refs, os.path.join(args.out, f"{system}-{model}.json"))
+            rows.append({"model": model, "system": system, "wer": wer["wer"], "files": wer["files"],
+                         "median_s": statistics.median(ts), "times_s": ts, "audio_s": audio})
+    with open(os.path.join(args.out, "transcription.json"), "w") as f:
+        json.dump(rows, f, indent=2)
+    print(f"\n{len(files)} files, {rows[0]['audio_s']:.0f} s of audio, {args.threads} threads, "
+          f"median of {args.runs} passes\n")
+    print("| model | system | WER | median time | real-time factor | Earshot time / faster-whisper time |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        fw = next(x for x in rows if x["model"] == r["model"] and x["system"] == "faster-whisper")
+        ratio = f"{r['median_s'] / fw['median_s']:.2f}" if r["system"] == "earshot" else ""
+        print(f"| {r['model']} | {r['system']} | {r['wer'] * 100:.2f}% | {r['median_s']:.1f} s | "
+              f"{r['median_s'] / r['audio_s']:.3f} | {ratio} |")
+
+
+if __name__ == "__main__":
+    main()

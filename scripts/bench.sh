@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# make bench: installs faster-whisper (pinned, hash-checked) into its own venv, then runs the
+# side-by-side transcription benchmark. Results: bench/results/ and a table to paste into BENCHMARKS.md.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+EARSHOT_HOME=${EARSHOT_HOME:-$HOME/.cache/earshot}
+VENV="$EARSHOT_HOME/bench-venv"
+want=$(sha256sum "$ROOT/scripts/lock/bench-requirements.txt" | cut -d' ' -f1)
+if [ "$(cat "$VENV/.earshot-stamp" 2>/dev/null)" != "$want" ]; then
+  echo "==> installing faster-whisper for the comparison into $VENV"
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q --disable-pip-version-check --no-deps --require-hashes -r "$ROOT/scripts/lock/bench-requirements.txt"
+  echo "$want" > "$VENV/.earshot-stamp"
+fi
+exec "$VENV/bin/python" "$ROOT/bench/transcription.py" "$@"
