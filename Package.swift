@@ -20,6 +20,7 @@ let package = Package(
     products: [
         .executable(name: "earshot", targets: ["earshot"]),
         .library(name: "EarshotSpeech", targets: ["EarshotSpeech"]),
+        .library(name: "EarshotSound", targets: ["EarshotSound"]),
         .library(name: "EarshotCore", targets: ["EarshotCore"]),
     ],
     targets: [
@@ -28,14 +29,20 @@ let package = Package(
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
         .systemLibrary(name: "CPortAudio", pkgConfig: "portaudio-2.0", providers: [.apt(["portaudio19-dev"])]),
+        .systemLibrary(name: "CBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
+        // Our own declarations of the ONNX Runtime C API subset we call (no package ships its header).
+        .target(name: "COnnxRuntime", linkerSettings: sherpaLibraries + [.linkedLibrary("onnxruntime")]),
 
-        // Shared core: audio decoding, resampling, live sources, model locations, errors, terminal output.
-        .target(name: "EarshotCore", dependencies: ["CSndFile", "CSoxr", "CPortAudio"]),
+        // Shared core: audio decoding, resampling, live sources, model locations, ONNX Runtime, log-mel
+        // features, training math, errors, terminal output.
+        .target(name: "EarshotCore", dependencies: ["CSndFile", "CSoxr", "CPortAudio", "CBLAS", "COnnxRuntime"]),
         // Capability: speech to text (files and live).
         .target(name: "EarshotSpeech", dependencies: ["EarshotCore", "CSherpaOnnx"],
                 swiftSettings: sherpaHeaders, linkerSettings: sherpaLibraries),
+        // Capability: sound classification (built-in AudioSet classifier, trained classifiers).
+        .target(name: "EarshotSound", dependencies: ["EarshotCore"]),
         // Thin command-line front end.
-        .executableTarget(name: "earshot", dependencies: ["EarshotCore", "EarshotSpeech"],
+        .executableTarget(name: "earshot", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotSound"],
                           swiftSettings: sherpaHeaders, linkerSettings: sherpaLibraries),
 
         // Helpers shared by the test targets: espeak-ng synthesis, shared evaluation data, running the CLI.
@@ -43,6 +50,7 @@ let package = Package(
         .testTarget(name: "EarshotCoreTests", dependencies: ["EarshotCore", "EarshotTestSupport"]),
         .testTarget(name: "EarshotSpeechTests", dependencies: ["EarshotSpeech", "EarshotCore", "EarshotTestSupport"],
                     swiftSettings: sherpaHeaders, linkerSettings: sherpaLibraries),
+        .testTarget(name: "EarshotSoundTests", dependencies: ["EarshotSound", "EarshotCore", "EarshotTestSupport"]),
         .testTarget(name: "EarshotCLITests", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotTestSupport"],
                     swiftSettings: sherpaHeaders, linkerSettings: sherpaLibraries),
     ]

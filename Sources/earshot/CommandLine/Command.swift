@@ -6,6 +6,8 @@ struct Option: Sendable {
     let name: String
     var value: String?
     let help: String
+    /// A one-letter alias, as in `-o`.
+    var short: Character? = nil
 }
 
 /// A node of the command tree: `earshot <group> <verb> [options] <args>`. Groups have subcommands;
@@ -36,7 +38,7 @@ struct Command: Sendable {
         if run != nil || !options.isEmpty {
             out += "\nOPTIONS:\n"
             for o in all {
-                let left = "--\(o.name)" + (o.value.map { " <\($0)>" } ?? "")
+                let left = (o.short.map { "-\($0), " } ?? "") + "--\(o.name)" + (o.value.map { " <\($0)>" } ?? "")
                 out += "  " + left.padding(toLength: 24, withPad: " ", startingAt: 0) + o.help + "\n"
             }
         }
@@ -90,11 +92,16 @@ enum ArgumentParser {
         while i < arguments.count {
             let arg = arguments[i]
             i += 1
-            if onlyPositionals || !arg.hasPrefix("--") || arg == "--" {
+            var name: String
+            if !onlyPositionals, arg.count == 2, arg.hasPrefix("-"), arg != "--",
+               let option = command.options.first(where: { $0.short == arg.last }) {
+                name = option.name
+            } else if onlyPositionals || !arg.hasPrefix("--") || arg == "--" {
                 if arg == "--" && !onlyPositionals { onlyPositionals = true } else { parsed.positionals.append(arg) }
                 continue
+            } else {
+                name = String(arg.dropFirst(2))
             }
-            var name = String(arg.dropFirst(2))
             var inline: String?
             if let eq = name.firstIndex(of: "=") {
                 inline = String(name[name.index(after: eq)...])

@@ -12,12 +12,8 @@ enum ListenCommand {
         (16 kHz mono s16le unless --rate/--sample-format/--channels say otherwise). A file is replayed,
         as fast as possible or at its real pace with --realtime.
         """,
-        options: SpeechOptions.all + [
+        options: SpeechOptions.all + AudioSourceOptions.all + [
             Option(name: "json", value: nil, help: "One JSON event per line: {\"type\":\"partial\"|\"final\", ...}."),
-            Option(name: "realtime", value: nil, help: "Replay a file at real speed (demos, latency checks)."),
-            Option(name: "rate", value: "hz", help: "Sample rate of raw standard input (default 16000)."),
-            Option(name: "sample-format", value: "fmt", help: "Raw standard input samples: s16le (default) or f32le."),
-            Option(name: "channels", value: "n", help: "Channels of raw standard input (default 1)."),
         ],
         examples: [
             "earshot listen",
@@ -32,18 +28,7 @@ enum ListenCommand {
             throw UsageError(message: "give at most one source: '-' or a file", path: args.path)
         }
         let speech = try SpeechOptions.read(args)
-        let source: AudioSource
-        switch args.positionals.first {
-        case nil: source = MicrophoneSource()
-        case "-":
-            source = RawPCMSource(rate: try args.int("rate", default: 16_000, range: 1000...384_000),
-                                  format: try args.choice("sample-format", default: .s16le),
-                                  channels: try args.int("channels", default: 1, range: 1...32))
-        case let path?:
-            // open it now so a bad file is reported before the model loads
-            _ = try AudioFileLoader().load(path: path)
-            source = FileReplaySource(path: path, realtime: args.flag("realtime"))
-        }
+        let source = try AudioSourceOptions.source(args, argument: args.positionals.first)
         let transcriber = try LiveTranscriber(model: speech.model, threads: speech.threads, language: speech.language)
         let json = args.flag("json")
         let inPlace = !json && isatty(1) == 1
@@ -52,14 +37,14 @@ enum ListenCommand {
             switch event {
             case let .partial(text, start, end):
                 if json {
-                    emit(["type": "partial", "text": text, "start": round3(start), "end": round3(end)])
+                    AudioSourceOptions.emitJSON(["type": "partial", "text": text, "start": AudioSourceOptions.round3(start), "end": AudioSourceOptions.round3(end)])
                 } else if inPlace {
                     StandardOutput.write("\r\u{1B}[K\u{1B}[2m\(clock(start))  \(text)\u{1B}[0m")
                 }
             case let .final(segment, delay):
                 if json {
-                    emit(["type": "final", "text": segment.text, "start": round3(segment.start),
-                          "end": round3(segment.end), "delay": round3(delay)])
+                    AudioSourceOptions.emitJSON(["type": "final", "text": segment.text, "start": AudioSourceOptions.round3(segment.start),
+                          "end": AudioSourceOptions.round3(segment.end), "delay": AudioSourceOptions.round3(delay)])
                 } else {
                     StandardOutput.write((inPlace ? "\r\u{1B}[K" : "") + "\(clock(segment.start))  \(segment.text)\n")
                 }
@@ -67,14 +52,6 @@ enum ListenCommand {
         }
         return 0
     }
-
-    private static func emit(_ object: [String: Any]) {
-        if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) {
-            StandardOutput.write(String(decoding: data, as: UTF8.self) + "\n")
-        }
-    }
-
-    private static func round3(_ x: Double) -> Double { (x * 1000).rounded() / 1000 }
 
     private static func clock(_ seconds: Double) -> String {
         String(format: "[%02d:%04.1f]", Int(seconds) / 60, seconds.truncatingRemainder(dividingBy: 60))

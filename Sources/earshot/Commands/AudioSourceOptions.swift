@@ -1,0 +1,34 @@
+import EarshotCore
+import Foundation
+
+/// Where live commands get audio: the microphone (no argument), raw PCM on stdin ('-'), or a file
+/// replayed. Shared by `listen` and `sound listen`.
+enum AudioSourceOptions {
+    static let all = [
+        Option(name: "realtime", value: nil, help: "Replay a file at real speed (demos, latency checks)."),
+        Option(name: "rate", value: "hz", help: "Sample rate of raw standard input (default 16000)."),
+        Option(name: "sample-format", value: "fmt", help: "Raw standard input samples: s16le (default) or f32le."),
+        Option(name: "channels", value: "n", help: "Channels of raw standard input (default 1)."),
+    ]
+
+    static func source(_ args: ParsedArguments, argument: String?) throws -> AudioSource {
+        switch argument {
+        case nil: return MicrophoneSource()
+        case "-":
+            return RawPCMSource(rate: try args.int("rate", default: 16_000, range: 1000...384_000),
+                                format: try args.choice("sample-format", default: .s16le),
+                                channels: try args.int("channels", default: 1, range: 1...32))
+        case let path?:
+            _ = try AudioFileLoader().load(path: path)  // report a bad file before any model loads
+            return FileReplaySource(path: path, realtime: args.flag("realtime"))
+        }
+    }
+
+    static func emitJSON(_ object: [String: Any]) {
+        if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) {
+            StandardOutput.write(String(decoding: data, as: UTF8.self) + "\n")
+        }
+    }
+
+    static func round3(_ x: Double) -> Double { (x * 1000).rounded() / 1000 }
+}

@@ -1,0 +1,53 @@
+import EarshotCore
+import EarshotSound
+import Foundation
+
+enum SoundCrossValidateCommand {
+    static let command = Command(
+        name: "cross-validate",
+        abstract: "k-fold cross-validation of training on a labelled folder: per-fold and mean ± std accuracy.",
+        usage: "<folder> [--folds meta.csv | -k n] [options]",
+        discussion: """
+        With a meta CSV holding a 'fold' column (DIR/meta.csv is used when present), its folds are used as
+        given, so clips from one source recording never straddle train and test; otherwise files are dealt
+        into k stratified folds, keeping each source group together.
+        """,
+        options: SoundCommand.windowOptions + [
+            Option(name: "folds", value: "csv", help: "Meta CSV with path and fold columns."),
+            Option(name: "k", value: "n", help: "Number of folds when there is no fold column (default 5).", short: "k"),
+            Option(name: "hidden", value: "n", help: "Add a hidden layer of n units (default: none)."),
+            Option(name: "epochs", value: "n", help: "At most this many epochs (default 100)."),
+            Option(name: "learning-rate", value: "x", help: "AdamW learning rate (default 0.001)."),
+            Option(name: "no-balance", value: nil, help: "Do not weight classes by inverse frequency."),
+            Option(name: "json", value: nil, help: "Print JSON."),
+        ],
+        examples: ["earshot sound cross-validate esc10/ --folds esc10/meta.csv", "earshot sound cross-validate voices/ --k 4"],
+        run: run)
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        let k = try args.int("k", default: 5, range: 2...50)
+        guard args.positionals.count == 1, let dir = args.positionals.first else { throw UsageError(message: "give one labelled folder", path: args.path) }
+        let started = Date()
+        let embedder = try SoundEmbedder()
+        let trainer = SoundClassifierTrainer(embedder: embedder, cache: EmbeddingCache())
+        trainer.window = try SoundCommand.windowSettings(args)
+        trainer.options = try SoundTrainCommand.options(args)
+        let data = try SoundDataset.scan(dir, meta: args.value("folds"))
+        let embedded = SoundTrainCommand.embed(trainer, data, "embedding")
+        for s in embedded.skipped { StandardError.write("skipped \(s.reason)\n") }
+        let embedTime = Date().timeIntervalSince(started)
+        let result = try trainer.crossValidate(data, windows: embedded.windows, folds: data.folds(k: k)) { f in
+            if !args.flag("json") { print(String(format: "fold %d: accuracy %.3f (%d test files)", f.fold, f.accuracy, f.files)) }
+        }
+        let (mean, std, report) = (result.mean, result.std, result.report)
+        let total = Date().timeIntervalSince(started)
+        if args.flag("json") {
+            print(SoundCommand.json(["folds": result.folds.map(\.accuracy), "mean": mean, "std": std, "seconds": total, "embedding_seconds": embedTime,
+                                     "confusion": report.confusion, "labels": data.labels]))
+        } else {
+            print(String(format: "\nmean accuracy %.3f ± %.3f over %d folds (%.1f s, of which embedding %.1f s)\n", mean, std, result.folds.count, total, embedTime))
+            print(report.text, terminator: "")
+        }
+        return 0
+    }
+}

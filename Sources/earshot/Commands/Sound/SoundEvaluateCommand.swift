@@ -1,0 +1,37 @@
+import EarshotCore
+import EarshotSound
+import Foundation
+
+enum SoundEvaluateCommand {
+    static let command = Command(
+        name: "evaluate",
+        abstract: "Accuracy, per-class precision/recall/F1 and confusion matrix of a model on a labelled folder.",
+        usage: "<name.model> <folder> [--json]",
+        options: [Option(name: "json", value: nil, help: "Print JSON.")],
+        examples: ["earshot sound evaluate animals.model test-animals/"],
+        run: run)
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        guard args.positionals.count == 2 else { throw UsageError(message: "give a model and a labelled folder", path: args.path) }
+        let embedder = try SoundEmbedder()
+        let model = try SoundCommand.loadModel(args.positionals[0], embedder: embedder)
+        let data = try SoundDataset.scan(args.positionals[1], labels: model.labels)
+        let trainer = SoundClassifierTrainer(embedder: embedder, cache: EmbeddingCache())
+        trainer.window = model.window
+        let embedded = SoundTrainCommand.embed(trainer, data, "embedding")
+        for s in embedded.skipped { StandardError.write("skipped \(s.reason)\n") }
+        guard let report = SoundTrainCommand.report(model, data, embedded.windows) else {
+            throw SoundError.badDataset(path: args.positionals[1], problem: "no readable audio to evaluate")
+        }
+        if args.flag("json") {
+            print(SoundCommand.json([
+                "accuracy": report.accuracy, "labels": report.labels, "confusion": report.confusion,
+                "classes": report.classes.map { ["label": $0.label, "precision": $0.precision, "recall": $0.recall, "f1": $0.f1, "support": $0.support] },
+                "skipped": embedded.skipped.map(\.path),
+            ]))
+        } else {
+            print(report.text, terminator: "")
+        }
+        return 0
+    }
+}

@@ -1,0 +1,30 @@
+import EarshotCore
+import EarshotSound
+import Foundation
+
+enum SoundExportCommand {
+    static let command = Command(
+        name: "export",
+        abstract: "Write a trained classifier as one standalone ONNX model (YAMNet and the head in one graph).",
+        usage: "<name.model> -o <name.onnx>",
+        discussion: """
+        Input 'log_mel': float32 [1,1,96,64], one 0.975 s window at 16 kHz as YAMNet's front-end computes it
+        (25 ms periodic Hann frames every 10 ms, |FFT 512|, 64 HTK mel bands 125–7500 Hz, ln(mel + 0.001)).
+        Output 'probabilities': float32 [1, labels]; the labels are in the model's 'labels' metadata (JSON).
+        Average the windows of a recording for its result.
+        """,
+        options: [Option(name: "output", value: "file", help: "Where to write the ONNX model.", short: "o")],
+        examples: ["earshot sound export animals.model -o animals.onnx"],
+        run: run)
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        guard args.positionals.count == 1, let output = args.value("output") else {
+            throw UsageError(message: "give a model and -o NAME.onnx", path: args.path)
+        }
+        let embedder = try SoundEmbedder()
+        let model = try SoundCommand.loadModel(args.positionals[0], embedder: embedder)
+        try SoundClassifierExporter.export(model, embedder: embedder, to: output)
+        print("wrote \(output): input log_mel [1,1,96,64], output probabilities [1,\(model.labels.count)]")
+        return 0
+    }
+}

@@ -1,0 +1,53 @@
+import EarshotCore
+import EarshotSound
+import Foundation
+
+enum SoundListenCommand {
+    static let command = Command(
+        name: "listen",
+        abstract: "Classify live audio window by window: microphone, raw stdin ('-') or a replayed file.",
+        usage: "[name.model] [- | <file>] [options]",
+        discussion: """
+        Prints each window's top label and confidence, or '—' when the confidence is under --threshold.
+        Without a model the built-in AudioSet classifier is used.
+        """,
+        options: AudioSourceOptions.all + SoundCommand.windowOptions + [
+            Option(name: "threshold", value: "p", help: "Confidence needed to name a label (default 0.7)."),
+            Option(name: "smooth", value: "n", help: "Average scores over the last n windows (default 1)."),
+            Option(name: "json", value: nil, help: "One JSON event per window."),
+        ],
+        examples: ["earshot sound listen animals.model", "arecord -q -t raw -f S16_LE -r 16000 -c 1 - | earshot sound listen - --json",
+                   "earshot sound listen animals.model --realtime --smooth 3 zoo.wav"],
+        run: run)
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        var positionals = args.positionals
+        let modelPath = positionals.first.flatMap { $0.hasSuffix(".model") ? $0 : nil }
+        if modelPath != nil { positionals.removeFirst() }
+        guard positionals.count <= 1 else { throw UsageError(message: "give at most one source: '-' or a file", path: args.path) }
+        let thresholdText = args.value("threshold") ?? "0.7"
+        guard let threshold = Float(thresholdText), threshold >= 0, threshold <= 1 else {
+            throw UsageError(message: "--threshold must be between 0 and 1, got '\(thresholdText)'", path: args.path)
+        }
+        let source = try AudioSourceOptions.source(args, argument: positionals.first)
+        let embedder = try SoundEmbedder()
+        var model = try modelPath.map { try SoundCommand.loadModel($0, embedder: embedder) }
+        let window = try SoundCommand.windowSettings(args)
+        if args.value("window") != nil || args.value("overlap") != nil {
+            if model != nil { model!.window = window }
+        }
+        let live = LiveSoundClassifier(classifier: SoundClassifier(embedder: embedder, model: model))
+        live.threshold = threshold
+        live.smoothing = try args.int("smooth", default: 1, range: 1...100)
+        for try await e in live.events(from: source) {
+            if args.flag("json") {
+                AudioSourceOptions.emitJSON(["start": AudioSourceOptions.round3(e.start), "end": AudioSourceOptions.round3(e.end),
+                                             "label": e.label ?? NSNull(), "confidence": (Double(e.confidence) * 1e4).rounded() / 1e4,
+                                             "top": SoundCommand.scores(e.top), "compute_ms": (e.computeSeconds * 1e4).rounded() / 10])
+            } else {
+                StandardOutput.write(String(format: "[%7.2f] %@ %5.1f%%\n", e.start, e.label ?? "—", e.confidence * 100))
+            }
+        }
+        return 0
+    }
+}
