@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench: installs faster-whisper (pinned, hash-checked) into its own venv, then runs the
-# side-by-side transcription benchmark. Results: bench/results/ and a table to paste into BENCHMARKS.md.
+# side-by-side sound classification and transcription benchmarks. Results: bench/results/ and a table to paste into BENCHMARKS.md.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 EARSHOT_HOME=${EARSHOT_HOME:-$HOME/.cache/earshot}
@@ -12,4 +12,5 @@ if [ "$(cat "$VENV/.earshot-stamp" 2>/dev/null)" != "$want" ]; then
   "$VENV/bin/pip" install -q --disable-pip-version-check --no-deps --require-hashes -r "$ROOT/scripts/lock/bench-requirements.txt"
   echo "$want" > "$VENV/.earshot-stamp"
 fi
-exec "$VENV/bin/python" "$ROOT/bench/transcription.py" "$@"
+"$VENV/bin/python" "$ROOT/bench/sound.py"
+"$VENV/bin/python" "$ROOT/bench/transcription.py" "$@"

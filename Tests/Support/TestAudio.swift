@@ -66,7 +66,8 @@ public enum TestAudio {
     /// Runs a tool and fails with its stderr when it fails.
     @discardableResult
     public static func run(_ tool: String, _ arguments: [String], stdin: Data? = nil) throws -> Data {
-        guard let path = findExecutable(tool) else { throw TestSupportError.missingTool(tool) }
+        guard let path = tool.contains("/") ? (FileManager.default.isExecutableFile(atPath: tool) ? tool : nil)
+            : findExecutable(tool) else { throw TestSupportError.missingTool(tool) }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: path)
         p.arguments = arguments

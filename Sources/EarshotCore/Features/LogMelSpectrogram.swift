@@ -33,8 +33,8 @@ public struct LogMelSpectrogram: Sendable {
     public let settings: Settings
     private let fft: RealFFT
     private let window: [Float]
-    /// [bin][band], bins 0...fftSize/2
-    private let filters: [[Float]]
+    /// Each band's non-zero filter weights, starting at bin `first`.
+    private let bands: [(first: Int, weights: [Float])]
 
     public init(_ settings: Settings) {
         self.settings = settings
@@ -46,7 +46,12 @@ public struct LogMelSpectrogram: Sendable {
             case .hamming: return Float(0.54 - 0.46 * cos(2 * Double.pi * Double(i) / Double(n - 1)))
             }
         }
-        filters = Self.melFilters(settings)
+        let filters = Self.melFilters(settings)
+        bands = (0..<settings.melBands).map { b in
+            let nonZero = filters.indices.filter { filters[$0][b] != 0 }
+            guard let first = nonZero.first, let last = nonZero.last else { return (0, []) }
+            return (first, (first...last).map { filters[$0][b] })
+        }
     }
 
     /// Frames that fit in `sampleCount` samples (no padding, no centring).
@@ -57,8 +62,8 @@ public struct LogMelSpectrogram: Sendable {
     /// Log-mel frames, row-major [frame][band].
     public func compute(_ samples: ArraySlice<Float>) -> [Float] {
         let frames = frameCount(samples.count)
-        let bands = settings.melBands, bins = settings.fftSize / 2 + 1
-        var out = [Float](repeating: 0, count: frames * bands)
+        let bandCount = settings.melBands, bins = settings.fftSize / 2 + 1
+        var out = [Float](repeating: 0, count: frames * bandCount)
         var frame = [Float](repeating: 0, count: settings.windowLength)
         var power = [Float](repeating: 0, count: bins)
         var re = [Float](repeating: 0, count: settings.fftSize), im = re
@@ -68,12 +73,12 @@ public struct LogMelSpectrogram: Sendable {
                 for i in 0..<settings.windowLength { frame[i] = src[start + i] * window[i] }
                 frame.withUnsafeBufferPointer { fft.powerSpectrum($0, into: &power, re: &re, im: &im) }
                 if !settings.power { for k in 0..<bins { power[k] = power[k].squareRoot() } }
-                for b in 0..<bands {
+                for (b, band) in bands.enumerated() {
                     var sum: Float = 0
-                    for k in 0..<bins where filters[k][b] != 0 { sum += power[k] * filters[k][b] }
+                    for (i, w) in band.weights.enumerated() { sum += power[band.first + i] * w }
                     switch settings.compression {
-                    case let .naturalLog(offset): out[f * bands + b] = Foundation.log(sum + offset)
-                    case let .log10(offset): out[f * bands + b] = Foundation.log10(sum + offset)
+                    case let .naturalLog(offset): out[f * bandCount + b] = Foundation.log(sum + offset)
+                    case let .log10(offset): out[f * bandCount + b] = Foundation.log10(sum + offset)
                     }
                 }
             }

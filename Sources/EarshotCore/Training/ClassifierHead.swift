@@ -19,7 +19,10 @@ public struct ClassifierHead: Sendable, Codable, Equatable {
     /// A fresh head with He-initialised weights (deterministic for a given seed).
     public init(inputSize: Int, classes: Int, hidden: Int?, mean: [Float], std: [Float], seed: UInt64 = 42) {
         self.mean = mean
-        scale = std.map { 1 / max($0, 1e-6) }
+        // A feature nearly constant in a small training set must not be blown up: its variance is floored
+        // at a tenth of the average variance (the int8 embeddings have many such features).
+        let floor = 0.1 * std.map { $0 * $0 }.reduce(0, +) / Float(max(1, std.count)) + 1e-12
+        scale = std.map { 1 / ($0 * $0 + floor).squareRoot() }
         var rng = SplitMix64(seed: seed)
         let sizes = [inputSize] + (hidden.map { [$0] } ?? []) + [classes]
         layers = zip(sizes, sizes.dropFirst()).map { inputs, outputs in

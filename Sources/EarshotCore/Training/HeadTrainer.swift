@@ -7,6 +7,7 @@ public struct HeadTrainer: Sendable {
         public var hidden: Int? = nil
         public var learningRate: Float = 1e-3
         public var weightDecay: Float = 1e-2
+        /// Largest mini-batch; small sets use smaller ones so every epoch takes several steps.
         public var batchSize = 64
         public var maxEpochs = 100
         /// Stop when validation loss has not improved for this many epochs (and keep the best weights).
@@ -44,13 +45,14 @@ public struct HeadTrainer: Sendable {
                               learningRate: options.learningRate, weightDecay: options.weightDecay)
         var rng = SplitMix64(seed: options.seed &+ 1)
         var order = Array(0..<x.rows)
+        let batchSize = max(4, min(options.batchSize, x.rows / 8))
         var history: [Epoch] = []
         var best = (loss: Float.infinity, head: head)
         var sinceBest = 0
         for epoch in 1...options.maxEpochs {
             order.shuffle(using: &rng)
-            for start in stride(from: 0, to: order.count, by: options.batchSize) {
-                let batch = Array(order[start..<min(order.count, start + options.batchSize)])
+            for start in stride(from: 0, to: order.count, by: batchSize) {
+                let batch = Array(order[start..<min(order.count, start + batchSize)])
                 let grads = Self.gradients(head, x.rows(batch), batch.map { y[$0] }, classWeights)
                 var params = head.layers.flatMap { [$0.weights.values, $0.bias] }
                 optimizer.step(&params, grads, decayMask: head.layers.flatMap { _ in [true, false] })
