@@ -21,6 +21,7 @@ let package = Package(
         .executable(name: "earshot", targets: ["earshot"]),
         .library(name: "EarshotSpeech", targets: ["EarshotSpeech"]),
         .library(name: "EarshotSound", targets: ["EarshotSound"]),
+        .library(name: "EarshotVoice", targets: ["EarshotVoice"]),
         .library(name: "EarshotCore", targets: ["EarshotCore"]),
     ],
     targets: [
@@ -41,8 +42,12 @@ let package = Package(
                 swiftSettings: sherpaHeaders, linkerSettings: sherpaLibraries),
         // Capability: sound classification (built-in AudioSet classifier, trained classifiers).
         .target(name: "EarshotSound", dependencies: ["EarshotCore"]),
+        // Capability: voice ID (enrolment trained on the device, verification, identification).
+        // Uses speech's voice-activity detector to find the speech in clips.
+        .target(name: "EarshotVoice", dependencies: ["EarshotCore", "EarshotSpeech"],
+                swiftSettings: sherpaHeaders, linkerSettings: sherpaLibraries),
         // Thin command-line front end.
-        .executableTarget(name: "earshot", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotSound"],
+        .executableTarget(name: "earshot", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotSound", "EarshotVoice"],
                           swiftSettings: sherpaHeaders, linkerSettings: sherpaLibraries),
 
         // Helpers shared by the test targets: espeak-ng synthesis, shared evaluation data, running the CLI.
@@ -51,6 +56,8 @@ let package = Package(
         .testTarget(name: "EarshotSpeechTests", dependencies: ["EarshotSpeech", "EarshotCore", "EarshotTestSupport"],
                     swiftSettings: sherpaHeaders, linkerSettings: sherpaLibraries),
         .testTarget(name: "EarshotSoundTests", dependencies: ["EarshotSound", "EarshotCore", "EarshotTestSupport"]),
+        .testTarget(name: "EarshotVoiceTests", dependencies: ["EarshotVoice", "EarshotCore", "EarshotTestSupport"],
+                    swiftSettings: sherpaHeaders, linkerSettings: sherpaLibraries),
         .testTarget(name: "EarshotCLITests", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotTestSupport"],
                     swiftSettings: sherpaHeaders, linkerSettings: sherpaLibraries),
     ]

@@ -13,4 +13,5 @@ if [ "$(cat "$VENV/.earshot-stamp" 2>/dev/null)" != "$want" ]; then
   echo "$want" > "$VENV/.earshot-stamp"
 fi
 "$VENV/bin/python" "$ROOT/bench/sound.py"
+"$VENV/bin/python" "$ROOT/bench/voice.py"
 "$VENV/bin/python" "$ROOT/bench/transcription.py" "$@"

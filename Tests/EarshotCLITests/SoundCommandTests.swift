@@ -92,9 +92,7 @@ final class SoundCommandTests: XCTestCase {
     func testListenOnStdinPrintsAnEventPerWindow() throws {
         let (_, model) = try trained()
         let tone = TestAudio.tone(frequency: 500, seconds: 3, rate: 16000)
-        var raw = Data()
-        for s in tone { withUnsafeBytes(of: Int16(s * 32767).littleEndian) { raw.append(contentsOf: $0) } }
-        let r = try CLI.run(["sound", "listen", model, "-", "--json"], stdin: raw)
+        let r = try CLI.run(["sound", "listen", model, "-", "--json"], stdin: TestAudio.rawS16(tone))
         XCTAssertEqual(r.status, 0, r.stderr)
         let events = r.stdout.split(separator: "\n").map { try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
         XCTAssertGreaterThanOrEqual(events.count, 4)

@@ -12,14 +12,7 @@ final class RawPCMSourceTests: XCTestCase {
             let v = Int16((s * 32767).rounded()).littleEndian
             withUnsafeBytes(of: v) { raw.append(contentsOf: $0); raw.append(contentsOf: $0) }
         }
-        let pipe = Pipe()
-        let writer = pipe.fileHandleForWriting
-        let payload = raw
-        DispatchQueue.global().async {
-            writer.write(payload)
-            try? writer.close()
-        }
-        let source = RawPCMSource(handle: pipe.fileHandleForReading, rate: 48000, format: .s16le, channels: 2)
+        let source = RawPCMSource(handle: TestAudio.pipe(delivering: raw), rate: 48000, format: .s16le, channels: 2)
         var samples: [Float] = []
         for try await chunk in source.chunks(sampleRate: 16000) { samples += chunk }
         XCTAssertEqual(samples.count, 16000, accuracy: 20)

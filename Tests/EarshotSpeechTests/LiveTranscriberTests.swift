@@ -16,18 +16,10 @@ final class LiveTranscriberTests: XCTestCase {
 
     func testRawStreamOnAPipeGivesPartialsThenFinals() async throws {
         let (samples, sentences) = try dialogue()
-        var raw = Data()
-        for s in samples { withUnsafeBytes(of: Int16(max(-32767, min(32767, s * 32767))).littleEndian) { raw.append(contentsOf: $0) } }
-        let pipe = Pipe()
-        let writer = pipe.fileHandleForWriting
-        let payload = raw
-        DispatchQueue.global().async {
-            writer.write(payload)
-            try? writer.close()
-        }
+        let input = TestAudio.pipe(delivering: TestAudio.rawS16(samples))
         let live = try LiveTranscriber(model: .tinyEn)
         var events: [LiveEvent] = []
-        for try await event in live.events(from: RawPCMSource(handle: pipe.fileHandleForReading)) { events.append(event) }
+        for try await event in live.events(from: RawPCMSource(handle: input)) { events.append(event) }
 
         let finals = events.compactMap { if case let .final(segment, _) = $0 { return segment } else { return nil } }
         XCTAssertEqual(finals.count, sentences.count, "one final line per sentence")

@@ -32,6 +32,24 @@ public enum TestAudio {
         (0..<Int(seconds * Double(rate))).map { Float(amplitude * sin(2 * .pi * frequency * Double($0) / Double(rate))) }
     }
 
+    /// Headerless little-endian 16-bit PCM, as `arecord -t raw -f S16_LE` writes it.
+    public static func rawS16(_ samples: [Float]) -> Data {
+        var raw = Data(capacity: samples.count * 2)
+        for s in samples { withUnsafeBytes(of: Int16(max(-32767, min(32767, s * 32767))).littleEndian) { raw.append(contentsOf: $0) } }
+        return raw
+    }
+
+    /// A pipe whose reading end delivers `data`, then end of file.
+    public static func pipe(delivering data: Data) -> FileHandle {
+        let pipe = Pipe()
+        let writer = pipe.fileHandleForWriting
+        DispatchQueue.global().async {
+            writer.write(data)
+            try? writer.close()
+        }
+        return pipe.fileHandleForReading
+    }
+
     /// A 16-bit PCM WAV file image.
     public static func wav16(_ samples: [Float], rate: Int, channels: Int = 1) -> Data {
         var body = Data()

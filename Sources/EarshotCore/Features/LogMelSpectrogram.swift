@@ -3,7 +3,7 @@ import Foundation
 /// One log-mel front-end for every model that needs one, set up by `Settings`:
 /// YAMNet (`.yamnet`) and, with other settings, the speaker encoder.
 public struct LogMelSpectrogram: Sendable {
-    public enum Window: String, Sendable, Codable { case hannPeriodic, hamming }
+    public enum Window: String, Sendable, Codable { case hannPeriodic, hammingPeriodic }
     public enum MelScale: String, Sendable, Codable { case htk, slaney }
     public enum Compression: Sendable, Codable, Equatable {
         /// ln(mel + offset)
@@ -25,9 +25,28 @@ public struct LogMelSpectrogram: Sendable {
         public var highHz: Double = 7500
         public var melScale = MelScale.htk
         public var compression = Compression.naturalLog(offset: 0.001)
+        /// librosa's framing (`center=False`): frames are `fftSize` samples with the window centred in
+        /// them, so the first frame starts (fftSize - windowLength) / 2 samples in and frames that do not
+        /// fit a whole FFT are dropped. Otherwise frames are `windowLength` samples, zero-padded.
+        public var centreWindowInFFT = false
 
         /// YAMNet's front-end (DESIGN.md §6).
         public static let yamnet = Settings()
+
+        /// The d-vector speaker encoder's (DESIGN.md §6; librosa melspectrogram with a Hamming window,
+        /// power 2, 40 Slaney mel bands 0–8000 Hz, log10(S + 1e-10), no centring).
+        public static let speakerEncoder: Settings = {
+            var s = Settings()
+            s.window = .hammingPeriodic
+            s.power = true
+            s.melBands = 40
+            s.lowHz = 0
+            s.highHz = 8000
+            s.melScale = .slaney
+            s.compression = .log10(offset: 1e-10)
+            s.centreWindowInFFT = true
+            return s
+        }()
     }
 
     public let settings: Settings
@@ -43,7 +62,7 @@ public struct LogMelSpectrogram: Sendable {
         window = (0..<n).map { i in
             switch settings.window {
             case .hannPeriodic: return Float(0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n)))
-            case .hamming: return Float(0.54 - 0.46 * cos(2 * Double.pi * Double(i) / Double(n - 1)))
+            case .hammingPeriodic: return Float(0.54 - 0.46 * cos(2 * Double.pi * Double(i) / Double(n)))
             }
         }
         let filters = Self.melFilters(settings)
@@ -54,10 +73,14 @@ public struct LogMelSpectrogram: Sendable {
         }
     }
 
-    /// Frames that fit in `sampleCount` samples (no padding, no centring).
+    /// Frames that fit in `sampleCount` samples (no padding).
     public func frameCount(_ sampleCount: Int) -> Int {
-        sampleCount < settings.windowLength ? 0 : 1 + (sampleCount - settings.windowLength) / settings.hop
+        let span = settings.centreWindowInFFT ? settings.fftSize : settings.windowLength
+        return sampleCount < span ? 0 : 1 + (sampleCount - span) / settings.hop
     }
+
+    /// Where frame 0's window starts.
+    private var firstSample: Int { settings.centreWindowInFFT ? (settings.fftSize - settings.windowLength) / 2 : 0 }
 
     /// Log-mel frames, row-major [frame][band].
     public func compute(_ samples: ArraySlice<Float>) -> [Float] {
@@ -69,7 +92,7 @@ public struct LogMelSpectrogram: Sendable {
         var re = [Float](repeating: 0, count: settings.fftSize), im = re
         samples.withUnsafeBufferPointer { src in
             for f in 0..<frames {
-                let start = f * settings.hop
+                let start = firstSample + f * settings.hop
                 for i in 0..<settings.windowLength { frame[i] = src[start + i] * window[i] }
                 frame.withUnsafeBufferPointer { fft.powerSpectrum($0, into: &power, re: &re, im: &im) }
                 if !settings.power { for k in 0..<bins { power[k] = power[k].squareRoot() } }

