@@ -33,7 +33,8 @@ public struct SoundDataset: Sendable {
         }.sorted()
         var found: [String: [String]] = [:]
         for folder in folders {
-            let files = ((try? fm.subpathsOfDirectory(atPath: "\(directory)/\(folder)")) ?? [])
+            let folderPath = URL(fileURLWithPath: "\(directory)/\(folder)").resolvingSymlinksInPath().path
+            let files = ((try? fm.subpathsOfDirectory(atPath: folderPath)) ?? [])
                 .filter { audioExtensions.contains(($0 as NSString).pathExtension.lowercased()) }.sorted()
             if !files.isEmpty { found[folder] = files.map { "\(directory)/\(folder)/\($0)" } }
         }

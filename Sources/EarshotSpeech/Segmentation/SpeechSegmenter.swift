@@ -8,7 +8,7 @@ public struct SpeechSegmenter: Sendable {
     public var leadPadding = 0.5
     public var startSnap = 1.0
     /// Audio kept after each region (the VAD stops a little early).
-    public var tailPadding = 0.3
+    public var tailPadding = 0.5
     /// Regions closer than this are read together...
     public var mergeGap = 0.3
     /// ...while the piece stays under this length.

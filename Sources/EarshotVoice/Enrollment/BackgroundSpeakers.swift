@@ -15,9 +15,10 @@ public struct BackgroundSpeakers: Sendable {
 
     public func files() -> [String] {
         let extensions: Set<String> = ["wav", "flac", "ogg", "mp3", "m4a", "opus"]
-        return ((try? FileManager.default.subpathsOfDirectory(atPath: directory)) ?? [])
+        let root = URL(fileURLWithPath: directory).resolvingSymlinksInPath().path  // a linked folder is listed too
+        return ((try? FileManager.default.subpathsOfDirectory(atPath: root)) ?? [])
             .filter { extensions.contains(($0 as NSString).pathExtension.lowercased()) }.sorted()
-            .map { "\(directory)/\($0)" }
+            .map { "\(root)/\($0)" }
     }
 
     /// Window d-vectors of every background recording (unreadable or speechless ones are skipped).

@@ -32,6 +32,7 @@ public enum VoiceError: Error, LocalizedError, Equatable {
     case badProfile(path: String, problem: String)
     case badName(String)
     case noBackground(path: String)
+    case noProfiles
 
     public var errorDescription: String? {
         switch self {
@@ -45,6 +46,7 @@ public enum VoiceError: Error, LocalizedError, Equatable {
                 : "; enrolled: \(known.joined(separator: ", "))")
         case let .badProfile(path, problem): return "\(path): \(problem)"
         case let .badName(name): return "'\(name)' is not a usable name: use letters, digits, spaces, '.', '_' or '-'"
+        case .noProfiles: return "no voices enrolled yet: earshot voice enroll NAME FILE..."
         case let .noBackground(path): return "no background speakers in \(path); run `\(ModelStore.installCommand)` or pass --background DIR"
         }
     }

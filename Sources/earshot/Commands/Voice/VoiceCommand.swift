@@ -78,7 +78,7 @@ enum VoiceIdentifyCommand {
         guard !args.positionals.isEmpty else { throw UsageError(message: "give at least one recording", path: args.path) }
         let (profiles, damaged) = VoiceProfileStore().loadAll()
         for d in damaged { StandardError.write("warning: voice profile '\(d)' is damaged and was skipped\n") }
-        guard !profiles.isEmpty else { throw VoiceError.unknownProfile("(any)", known: []) }
+        guard !profiles.isEmpty else { throw VoiceError.noProfiles }
         let encoder = try SpeakerEncoder()
         let enrollment = try SpeakerEnrollment(encoder: encoder)
         let verifier = VoiceVerifier(encoder: encoder)
@@ -93,7 +93,10 @@ enum VoiceIdentifyCommand {
                         ["name": $0.name, "probability": VoiceCommand.round4($0.probability), "cosine": VoiceCommand.round4($0.cosine)] }])
                 } else {
                     print((args.positionals.count > 1 ? "\(path): " : "") + (best ?? "unknown"))
-                    for s in scores { print(String(format: "  %-20@ probability %.3f  cosine %.3f", s.name, s.probability, s.cosine)) }
+                    for s in scores {
+                        print("  " + s.name.padding(toLength: max(20, s.name.count + 1), withPad: " ", startingAt: 0)
+                              + String(format: "probability %.3f  cosine %.3f", s.probability, s.cosine))
+                    }
                 }
             } catch let error as AudioError {
                 failures += 1
