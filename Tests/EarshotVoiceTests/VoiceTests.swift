@@ -117,7 +117,7 @@ final class VoiceTests: XCTestCase {
         try TestAudio.wav16(TestAudio.tone(frequency: 440, seconds: 5, rate: 8000), rate: 8000).write(to: tone)
         for path in [silent.path, tone.path] {
             XCTAssertThrowsError(try enrollment.enroll(name: "x", clips: try clips("en-us+m5", [0, 1]) + [path], others: [])) {
-                XCTAssertTrue($0.localizedDescription.contains("\(path): only 0.0 s of speech found; at least 0.3 s is needed"), $0.localizedDescription)
+                XCTAssertTrue($0.localizedDescription.contains("\(path): only 0.00 s of speech found; at least 0.2 s is needed"), $0.localizedDescription)
             }
         }
     }

@@ -8,8 +8,8 @@ import Foundation
 public final class SpeakerEnrollment: @unchecked Sendable {
     public static let minimumClips = 3
     /// Short clips work (spoken digits), but accuracy grows with speech: 5 × 10 s is the recommendation.
-    public static let minimumSpeechPerClip = 0.3
-    public static let minimumTotalSpeech = 1.5
+    public static let minimumSpeechPerClip = 0.2
+    public static let minimumTotalSpeech = 1.0
 
     public let encoder: SpeakerEncoder
     private let detector: VoiceActivityDetector
@@ -29,10 +29,21 @@ public final class SpeakerEnrollment: @unchecked Sendable {
 
     /// The speech in a recording (VAD regions joined), or an error naming the file when there is too little.
     public func speech(in path: String, minimum: Double = minimumSpeechPerClip) throws -> [Float] {
-        let audio = try loader.load(path: path)
+        let loaded = try loader.load(path: path)
+        // half a second of silence around the clip gives the VAD the context it needs to catch a short
+        // word (an FSDD digit lasts 0.35 s); silence adds nothing to the speech found
+        let margin = [Float](repeating: 0, count: loaded.sampleRate / 2)
+        let audio = AudioBuffer(samples: margin + loaded.samples + margin, sampleRate: loaded.sampleRate)
         let pieces = SpeechSegmenter().pieces(of: audio, detector: detector)
         var speech: [Float] = []
-        for p in pieces { speech += audio.samples[p.speech.start..<p.speech.end] }
+        // the VAD's regions, widened by the segmenter's padding and cut back to where the voice is loud:
+        // short words (spoken digits) are otherwise clipped by the VAD's late start
+        for p in pieces {
+            if let voiced = SpeechSegmenter.trimQuiet(p.read, audio: audio.samples[p.read.start..<p.read.end],
+                                                      sampleRate: audio.sampleRate) {
+                speech += audio.samples[voiced.start..<voiced.end]
+            }
+        }
         let seconds = Double(speech.count) / Double(SpeakerEncoder.sampleRate)
         guard seconds >= minimum else { throw VoiceError.notEnoughSpeech(path: path, seconds: seconds, needed: minimum) }
         return speech

@@ -39,7 +39,7 @@ public enum VoiceError: Error, LocalizedError, Equatable {
         case let .tooFewClips(given, needed):
             return "enrolment needs at least \(needed) clips (5 recommended, about 10 s of speech each); got \(given)"
         case let .notEnoughSpeech(path, seconds, needed):
-            return String(format: "%@: only %.1f s of speech found; at least %.1f s is needed (about 10 s per clip is recommended)",
+            return String(format: "%@: only %.2f s of speech found; at least %.1f s is needed (about 10 s per clip is recommended)",
                           path, seconds, needed)
         case let .unknownProfile(name, known):
             return "no voice profile named '\(name)'" + (known.isEmpty ? " (none enrolled yet: earshot voice enroll NAME FILE...)"

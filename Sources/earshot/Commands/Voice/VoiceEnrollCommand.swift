@@ -18,8 +18,8 @@ enum VoiceEnrollCommand {
         abstract: "Enrol a person: train a voice profile on the device from 3 or more clips (5 recommended).",
         usage: "<name> <file>... | <name> --record n",
         discussion: """
-        Speech is found in each clip with the voice-activity detector (each clip needs at least 0.3 s of speech
-        and all together 1.5 s; about 10 s per clip and 5 clips give reliable results). The frozen speaker network turns every 0.8 s
+        Speech is found in each clip with the voice-activity detector (each clip needs at least 0.2 s of speech
+        and all together 1 s; about 10 s per clip and 5 clips give reliable results). The frozen speaker network turns every 0.8 s
         of speech into a d-vector, and a head is trained with AdamW and cross-entropy to tell this person
         from other speakers: the background voices setup synthesised (or --background DIR of real
         recordings) and everyone already enrolled. The profile keeps the centroid too, for cosine scores.
