@@ -29,9 +29,9 @@ def eer(genuine, impostor):
     return best[1]
 
 
-def run(cmd, env):
+def run(cmd, env, check=True):
     start = time.perf_counter()
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
+    out = subprocess.run(cmd, check=check, capture_output=True, text=True, env=env).stdout
     return out, time.perf_counter() - start
 
 
@@ -54,9 +54,13 @@ def evaluate(earshot, env, speakers, tests):
         except subprocess.CalledProcessError as e:
             refused.append(name)  # its test clips then count as impostors only
             print(f"enrolling {name} was refused: {e.stderr.strip()}", flush=True)
-    out, seconds = run([earshot, "voice", "identify", "--json"] + [f for f, _ in tests], env)
+    # files with too little speech are reported in the JSON with an error, and left out of the scores
+    out, seconds = run([earshot, "voice", "identify", "--json"] + [f for f, _ in tests], env, check=False)
     docs = json.loads(out)
     docs = docs if isinstance(docs, list) else [docs]
+    kept = [(d, t) for d, t in zip(docs, tests) if "error" not in d]
+    result_skipped = len(docs) - len(kept)
+    docs, tests = [d for d, _ in kept], [t for _, t in kept]
     result = {}
     for key in ("probability", "cosine"):
         genuine, impostor = [], []
@@ -68,8 +72,9 @@ def evaluate(earshot, env, speakers, tests):
     result["identification"] = sum(d["ranking"][0]["name"] == t for d, t in known) / len(known)
     result["trials"] = sum(len(d["ranking"]) for d in docs)
     result["enrolled"] = f"{len(speakers) - len(refused)}/{len(speakers)}"
+    result["test_files_refused"] = result_skipped
     result["enrol_train_s_median"] = sorted(enrol_times)[len(enrol_times) // 2]
-    result["identify_s_per_file"] = seconds / len(tests)
+    result["identify_s_per_file"] = seconds / (len(tests) + result_skipped)
     return result
 
 

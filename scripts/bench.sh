@@ -12,6 +12,9 @@ if [ "$(cat "$VENV/.earshot-stamp" 2>/dev/null)" != "$want" ]; then
   "$VENV/bin/pip" install -q --disable-pip-version-check --no-deps --require-hashes -r "$ROOT/scripts/lock/bench-requirements.txt"
   echo "$want" > "$VENV/.earshot-stamp"
 fi
-"$VENV/bin/python" "$ROOT/bench/sound.py"
-"$VENV/bin/python" "$ROOT/bench/voice.py"
-"$VENV/bin/python" "$ROOT/bench/transcription.py" "$@"
+# each benchmark reports on its own: one failing does not hide the others
+status=0
+"$VENV/bin/python" "$ROOT/bench/sound.py" || status=1
+"$VENV/bin/python" "$ROOT/bench/voice.py" || status=1
+"$VENV/bin/python" "$ROOT/bench/transcription.py" "$@" || status=1
+exit $status

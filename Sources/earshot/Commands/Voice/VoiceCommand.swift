@@ -101,9 +101,11 @@ enum VoiceIdentifyCommand {
             } catch let error as AudioError {
                 failures += 1
                 CommandRunner.fail(error.localizedDescription)
+                documents.append(["source": path, "error": error.localizedDescription])
             } catch let error as VoiceError {
                 failures += 1
                 CommandRunner.fail(error.localizedDescription)
+                documents.append(["source": path, "error": error.localizedDescription])
             }
         }
         if args.flag("json") { VoiceCommand.printJSON(args.positionals.count == 1 && documents.count == 1 ? documents[0] : documents) }
