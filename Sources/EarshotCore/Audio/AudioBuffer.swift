@@ -10,13 +10,6 @@ public struct AudioBuffer: Sendable, Equatable {
 
     /// Length in seconds.
     public var duration: Double { sampleRate > 0 ? Double(samples.count) / Double(sampleRate) : 0 }
-
-    /// The samples between two times (clamped to the buffer).
-    public func slice(from start: Double, to end: Double) -> ArraySlice<Float> {
-        let a = max(0, min(samples.count, Int((start * Double(sampleRate)).rounded())))
-        let b = max(a, min(samples.count, Int((end * Double(sampleRate)).rounded())))
-        return samples[a..<b]
-    }
 }
 
 /// Interleaved multi-channel audio as a decoder produces it, before downmixing and resampling.

@@ -18,10 +18,6 @@ struct ProtobufWriter {
         build(&inner)
         bytes(field, inner.data)
     }
-    mutating func float(_ field: Int, _ value: Float) {
-        key(field, 5)
-        withUnsafeBytes(of: value.bitPattern.littleEndian) { data.append(contentsOf: $0) }
-    }
     mutating func raw(_ bytes: Data) { data.append(bytes) }
 }
 
