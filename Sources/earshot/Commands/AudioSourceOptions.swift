@@ -23,12 +23,4 @@ enum AudioSourceOptions {
             return FileReplaySource(path: path, realtime: args.flag("realtime"))
         }
     }
-
-    static func emitJSON(_ object: [String: Any]) {
-        if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) {
-            StandardOutput.write(String(decoding: data, as: UTF8.self) + "\n")
-        }
-    }
-
-    static func round3(_ x: Double) -> Double { (x * 1000).rounded() / 1000 }
 }

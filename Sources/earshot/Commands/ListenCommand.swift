@@ -37,14 +37,14 @@ enum ListenCommand {
             switch event {
             case let .partial(text, start, end):
                 if json {
-                    AudioSourceOptions.emitJSON(["type": "partial", "text": text, "start": AudioSourceOptions.round3(start), "end": AudioSourceOptions.round3(end)])
+                    JSONOutput.event(["type": "partial", "text": text, "start": JSONOutput.rounded(start), "end": JSONOutput.rounded(end)])
                 } else if inPlace {
                     StandardOutput.write("\r\u{1B}[K\u{1B}[2m\(clock(start))  \(text)\u{1B}[0m")
                 }
             case let .final(segment, delay):
                 if json {
-                    AudioSourceOptions.emitJSON(["type": "final", "text": segment.text, "start": AudioSourceOptions.round3(segment.start),
-                          "end": AudioSourceOptions.round3(segment.end), "delay": AudioSourceOptions.round3(delay)])
+                    JSONOutput.event(["type": "final", "text": segment.text, "start": JSONOutput.rounded(segment.start),
+                          "end": JSONOutput.rounded(segment.end), "delay": JSONOutput.rounded(delay)])
                 } else {
                     StandardOutput.write((inPlace ? "\r\u{1B}[K" : "") + "\(clock(segment.start))  \(segment.text)\n")
                 }

@@ -44,8 +44,7 @@ enum ScoreCommand {
             var object: [String: Any] = ["wer": (wer * 1e5).rounded() / 1e5, "errors": errors, "words": words,
                                          "files": rows.count, "missing": missing]
             if args.flag("per-file") { object["per_file"] = rows }
-            let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
-            print(String(decoding: data, as: UTF8.self))
+            JSONOutput.document(object)
         } else {
             if args.flag("per-file") {
                 for r in rows { print("\(r["file"]!)\t\(r["errors"]!)/\(r["words"]!)") }

@@ -51,7 +51,7 @@ enum SoundClassifyCommand {
                 CommandRunner.fail(error.localizedDescription)
             }
         }
-        if args.flag("json") { print(SoundCommand.json(args.positionals.count == 1 && documents.count == 1 ? documents[0] : documents)) }
+        if args.flag("json") { JSONOutput.document(args.positionals.count == 1 && documents.count == 1 ? documents[0] as Any : documents as Any) }
         return failures == 0 ? 0 : 1
     }
 }

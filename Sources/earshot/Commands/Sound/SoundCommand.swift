@@ -46,12 +46,7 @@ enum SoundCommand {
         return model
     }
 
-    static func json(_ object: Any) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
-    }
-
     static func scores(_ top: [LabelScore]) -> [[String: Any]] {
-        top.map { ["label": $0.label, "confidence": (Double($0.confidence) * 1e4).rounded() / 1e4] }
+        top.map { ["label": $0.label, "confidence": JSONOutput.rounded($0.confidence)] }
     }
 }

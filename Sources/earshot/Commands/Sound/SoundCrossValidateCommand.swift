@@ -42,8 +42,8 @@ enum SoundCrossValidateCommand {
         let (mean, std, report) = (result.mean, result.std, result.report)
         let total = Date().timeIntervalSince(started)
         if args.flag("json") {
-            print(SoundCommand.json(["folds": result.folds.map(\.accuracy), "mean": mean, "std": std, "seconds": total, "embedding_seconds": embedTime,
-                                     "confusion": report.confusion, "labels": data.labels]))
+            JSONOutput.document(["folds": result.folds.map(\.accuracy), "mean": mean, "std": std, "seconds": total, "embedding_seconds": embedTime,
+                                     "confusion": report.confusion, "labels": data.labels])
         } else {
             print(String(format: "\nmean accuracy %.3f ± %.3f over %d folds (%.1f s, of which embedding %.1f s)\n", mean, std, result.folds.count, total, embedTime))
             print(report.text, terminator: "")

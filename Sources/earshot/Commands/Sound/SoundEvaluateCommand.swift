@@ -24,11 +24,11 @@ enum SoundEvaluateCommand {
             throw SoundError.badDataset(path: args.positionals[1], problem: "no readable audio to evaluate")
         }
         if args.flag("json") {
-            print(SoundCommand.json([
+            JSONOutput.document([
                 "accuracy": report.accuracy, "labels": report.labels, "confusion": report.confusion,
                 "classes": report.classes.map { ["label": $0.label, "precision": $0.precision, "recall": $0.recall, "f1": $0.f1, "support": $0.support] },
                 "skipped": embedded.skipped.map(\.path),
-            ]))
+            ])
         } else {
             print(report.text, terminator: "")
         }

@@ -41,7 +41,7 @@ enum SoundListenCommand {
         live.smoothing = try args.int("smooth", default: 1, range: 1...100)
         for try await e in live.events(from: source) {
             if args.flag("json") {
-                AudioSourceOptions.emitJSON(["start": AudioSourceOptions.round3(e.start), "end": AudioSourceOptions.round3(e.end),
+                JSONOutput.event(["start": JSONOutput.rounded(e.start), "end": JSONOutput.rounded(e.end),
                                              "label": e.label ?? NSNull(), "confidence": (Double(e.confidence) * 1e4).rounded() / 1e4,
                                              "top": SoundCommand.scores(e.top), "compute_ms": (e.computeSeconds * 1e4).rounded() / 10])
             } else {

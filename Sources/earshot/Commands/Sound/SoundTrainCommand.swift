@@ -76,11 +76,11 @@ enum SoundTrainCommand {
         try model.save(to: output)
         let report = report(model, validation, validationEmbedded.windows)
         if json {
-            print(SoundCommand.json([
+            JSONOutput.document([
                 "model": output, "labels": model.labels, "windows": model.training?.windows ?? 0,
                 "epochs": model.training?.epochs.count ?? 0, "skipped": skipped.map { ["path": $0.path, "reason": $0.reason] },
                 "validation": report.map { ["accuracy": $0.accuracy, "confusion": $0.confusion] } ?? NSNull(),
-            ]))
+            ])
         } else {
             print("wrote \(output): \(model.labels.count) labels, \(model.training?.windows ?? 0) training windows, "
                   + "\(model.training?.epochs.count ?? 0) epochs")

@@ -22,13 +22,6 @@ enum VoiceCommand {
     static func windows(_ enrollment: SpeakerEnrollment, _ path: String) throws -> [[Float]] {
         try enrollment.windows(of: path)
     }
-
-    static func printJSON(_ object: Any) {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        print(String(decoding: data, as: UTF8.self))
-    }
-
-    static func round4(_ x: Float) -> Double { (Double(x) * 1e4).rounded() / 1e4 }
 }
 
 enum VoiceVerifyCommand {
@@ -55,8 +48,8 @@ enum VoiceVerifyCommand {
         let enrollment = try SpeakerEnrollment(encoder: encoder)
         let score = VoiceVerifier(encoder: encoder).score(windows: try VoiceCommand.windows(enrollment, args.positionals[1]), against: profile)
         if args.flag("json") {
-            VoiceCommand.printJSON(["name": profile.name, "accepted": score.accepted, "probability": VoiceCommand.round4(score.probability),
-                                    "threshold": VoiceCommand.round4(score.threshold), "cosine": VoiceCommand.round4(score.cosine)])
+            JSONOutput.document(["name": profile.name, "accepted": score.accepted, "probability": JSONOutput.rounded(score.probability),
+                                    "threshold": JSONOutput.rounded(score.threshold), "cosine": JSONOutput.rounded(score.cosine)])
         } else {
             print(String(format: "%@: %@ (probability %.3f, threshold %.2f; cosine to enrolment %.3f)",
                          profile.name, score.accepted ? "accepted" : "rejected", score.probability, score.threshold, score.cosine))
@@ -90,7 +83,7 @@ enum VoiceIdentifyCommand {
                 let best = scores.first { $0.accepted }?.name
                 if args.flag("json") {
                     documents.append(["source": path, "speaker": best ?? "unknown", "ranking": scores.map {
-                        ["name": $0.name, "probability": VoiceCommand.round4($0.probability), "cosine": VoiceCommand.round4($0.cosine)] }])
+                        ["name": $0.name, "probability": JSONOutput.rounded($0.probability), "cosine": JSONOutput.rounded($0.cosine)] }])
                 } else {
                     print((args.positionals.count > 1 ? "\(path): " : "") + (best ?? "unknown"))
                     for s in scores {
@@ -108,7 +101,7 @@ enum VoiceIdentifyCommand {
                 documents.append(["source": path, "error": error.localizedDescription])
             }
         }
-        if args.flag("json") { VoiceCommand.printJSON(args.positionals.count == 1 && documents.count == 1 ? documents[0] : documents) }
+        if args.flag("json") { JSONOutput.document(args.positionals.count == 1 && documents.count == 1 ? documents[0] as Any : documents as Any) }
         return failures == 0 ? 0 : 1
     }
 }
@@ -121,7 +114,7 @@ enum VoiceListCommand {
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         let (profiles, damaged) = VoiceProfileStore().loadAll()
         if args.flag("json") {
-            VoiceCommand.printJSON(["profiles": profiles.map { ["name": $0.name, "created": $0.created, "clips": $0.clips,
+            JSONOutput.document(["profiles": profiles.map { ["name": $0.name, "created": $0.created, "clips": $0.clips,
                                                                 "speech_seconds": ($0.speechSeconds * 10).rounded() / 10] },
                                     "damaged": damaged])
         } else {

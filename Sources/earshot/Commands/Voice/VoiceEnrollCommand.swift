@@ -55,7 +55,7 @@ enum VoiceEnrollCommand {
         try store.save(profile)
         let seconds = Date().timeIntervalSince(started)
         if args.flag("json") {
-            VoiceCommand.printJSON(["name": name, "clips": profile.clips, "speech_seconds": (profile.speechSeconds * 10).rounded() / 10,
+            JSONOutput.document(["name": name, "clips": profile.clips, "speech_seconds": (profile.speechSeconds * 10).rounded() / 10,
                                     "windows": profile.windows.count, "other_windows": others.count, "seconds": (seconds * 100).rounded() / 100])
         } else {
             print(String(format: "enrolled %@: %d clips, %.1f s of speech, %d windows against %d from other speakers (%.1f s)",
