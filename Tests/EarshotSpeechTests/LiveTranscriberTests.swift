@@ -42,7 +42,7 @@ final class LiveTranscriberTests: XCTestCase {
         try TestAudio.wav16(samples, rate: 16000).write(to: file)
         let live = try LiveTranscriber(model: .tinyEn)
         var delays: [Double] = []
-        for try await event in live.events(from: FileReplaySource(path: file.path, realtime: true)) {
+        for try await event in live.events(from: try FileReplaySource(path: file.path, realtime: true)) {
             if case let .final(_, delay) = event { delays.append(delay) }
         }
         XCTAssertEqual(delays.count, 3)

@@ -19,8 +19,7 @@ enum AudioSourceOptions {
                                 format: try args.choice("sample-format", default: .s16le),
                                 channels: try args.int("channels", default: 1, range: 1...32))
         case let path?:
-            _ = try AudioFileLoader().load(path: path)  // report a bad file before any model loads
-            return FileReplaySource(path: path, realtime: args.flag("realtime"))
+            return try FileReplaySource(path: path, realtime: args.flag("realtime"))  // a bad file fails here, before any model loads
         }
     }
 }
