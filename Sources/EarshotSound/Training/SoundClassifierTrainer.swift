@@ -90,4 +90,11 @@ public final class SoundClassifierTrainer: @unchecked Sendable {
             return mean.indices.max { mean[$0] < mean[$1] }
         }
     }
+
+    /// The report of a model on embedded, labelled files (nil when none could be read).
+    public static func report(_ model: SoundClassifierModel, _ data: SoundDataset, _ windows: [[SoundWindow]?]) -> ClassificationReport? {
+        let pairs = zip(data.items, predict(model, windows)).compactMap { item, p in p.map { (item.label, $0) } }
+        guard !pairs.isEmpty else { return nil }
+        return ClassificationReport(labels: model.labels, truth: pairs.map(\.0), predicted: pairs.map(\.1))
+    }
 }

@@ -20,7 +20,7 @@ enum SoundEvaluateCommand {
         trainer.window = model.window
         let embedded = SoundTrainCommand.embed(trainer, data, "embedding")
         for s in embedded.skipped { StandardError.write("skipped \(s.reason)\n") }
-        guard let report = SoundTrainCommand.report(model, data, embedded.windows) else {
+        guard let report = SoundClassifierTrainer.report(model, data, embedded.windows) else {
             throw SoundError.badDataset(path: args.positionals[1], problem: "no readable audio to evaluate")
         }
         if args.flag("json") {

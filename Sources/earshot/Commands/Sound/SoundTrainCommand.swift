@@ -74,7 +74,7 @@ enum SoundTrainCommand {
             StandardError.write(line + "\n")
         }
         try model.save(to: output)
-        let report = report(model, validation, validationEmbedded.windows)
+        let report = SoundClassifierTrainer.report(model, validation, validationEmbedded.windows)
         if json {
             JSONOutput.document([
                 "model": output, "labels": model.labels, "windows": model.training?.windows ?? 0,
@@ -94,12 +94,5 @@ enum SoundTrainCommand {
         let bar = ProgressBar(label: label, total: Double(max(1, dataset.items.count)))
         defer { bar.finish() }
         return trainer.embeddings(of: dataset) { done, total in bar.update(Double(done), detail: "\(done)/\(total) files") }
-    }
-
-    static func report(_ model: SoundClassifierModel, _ data: SoundDataset, _ windows: [[SoundWindow]?]) -> ClassificationReport? {
-        let predictions = SoundClassifierTrainer.predict(model, windows)
-        let pairs = zip(data.items, predictions).compactMap { item, p in p.map { (item.label, $0) } }
-        guard !pairs.isEmpty else { return nil }
-        return ClassificationReport(labels: model.labels, truth: pairs.map(\.0), predicted: pairs.map(\.1))
     }
 }
