@@ -27,18 +27,10 @@ public struct SoundDataset: Sendable {
         guard fm.fileExists(atPath: directory, isDirectory: &isDir), isDir.boolValue else {
             throw SoundError.badDataset(path: directory, problem: "not a folder (expected one sub-folder of audio per label)")
         }
-        let folders = ((try? fm.contentsOfDirectory(atPath: directory)) ?? []).filter {
-            var d: ObjCBool = false
-            return !$0.hasPrefix(".") && fm.fileExists(atPath: "\(directory)/\($0)", isDirectory: &d) && d.boolValue
-        }.sorted()
+        let folders = labelFolders(directory)
         var found: [String: [String]] = [:]
-        for folder in folders {
-            let folderPath = URL(fileURLWithPath: "\(directory)/\(folder)").resolvingSymlinksInPath().path
-            let files = ((try? fm.subpathsOfDirectory(atPath: folderPath)) ?? [])
-                .filter { audioExtensions.contains(($0 as NSString).pathExtension.lowercased()) }.sorted()
-            if !files.isEmpty { found[folder] = files.map { "\(directory)/\(folder)/\($0)" } }
-        }
-        let empty = folders.filter { found[$0] == nil }
+        for (folder, files) in folders where !files.isEmpty { found[folder] = files }
+        let empty = folders.filter { $0.files.isEmpty }.map(\.name)
         let labels = fixedLabels ?? found.keys.sorted()
         if fixedLabels == nil {
             guard labels.count >= 2 else {
@@ -64,14 +56,20 @@ public struct SoundDataset: Sendable {
 
     /// Label folders that held no audio (for a warning).
     public static func emptyLabelFolders(_ directory: String) -> [String] {
+        labelFolders(directory).filter { $0.files.isEmpty }.map(\.name)
+    }
+
+    /// Each sub-folder (a label) with the audio files below it, followed through links, sorted.
+    static func labelFolders(_ directory: String) -> [(name: String, files: [String])] {
         let fm = FileManager.default
-        return ((try? fm.contentsOfDirectory(atPath: directory)) ?? []).filter { name in
-            var d: ObjCBool = false
-            guard !name.hasPrefix("."), fm.fileExists(atPath: "\(directory)/\(name)", isDirectory: &d), d.boolValue else { return false }
-            return !((try? fm.subpathsOfDirectory(atPath: "\(directory)/\(name)")) ?? []).contains {
-                audioExtensions.contains(($0 as NSString).pathExtension.lowercased())
-            }
-        }.sorted()
+        return ((try? fm.contentsOfDirectory(atPath: directory)) ?? []).sorted().compactMap { name in
+            var isDir: ObjCBool = false
+            guard !name.hasPrefix("."), fm.fileExists(atPath: "\(directory)/\(name)", isDirectory: &isDir), isDir.boolValue else { return nil }
+            let resolved = URL(fileURLWithPath: "\(directory)/\(name)").resolvingSymlinksInPath().path
+            let files = ((try? fm.subpathsOfDirectory(atPath: resolved)) ?? [])
+                .filter { audioExtensions.contains(($0 as NSString).pathExtension.lowercased()) }.sorted()
+            return (name, files.map { "\(directory)/\(name)/\($0)" })
+        }
     }
 
     mutating func apply(meta path: String) throws {
