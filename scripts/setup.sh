@@ -16,7 +16,7 @@ step() { STEP="$1"; echo "==> $1"; }
 sha_of() { sha256sum "$1" | cut -d' ' -f1; }
 
 DEBIAN_PACKAGES=(libsndfile1-dev libsoxr-dev libsqlite3-dev portaudio19-dev libopenblas-dev cmake ffmpeg
-  espeak-ng sox pkg-config python3-venv)
+  espeak-ng sox pkg-config python3-venv klettres-data)
 
 step "checking Debian packages"
 missing=()
@@ -124,7 +124,7 @@ if ! stamp_ok "$out/.earshot-stamp" "$want"; then
   rm -rf "$out" && mv "$out.tmp" "$out"
 fi
 
-step "synthesising background speakers for voice enrolment (espeak-ng voices)"
+step "background speakers for voice enrolment (KLettres recordings, espeak-ng voices)"
 "$ROOT/scripts/make-background-voices.sh" "$EARSHOT_HOME/voice/background"
 
 STEP="done"

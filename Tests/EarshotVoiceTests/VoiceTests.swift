@@ -83,6 +83,22 @@ final class VoiceTests: XCTestCase {
         XCTAssertFalse(strangerScores.contains { $0.accepted }, "a stranger is unknown")
     }
 
+    func testEnrollingSomeoneNewRetrainsEveryoneEnrolledBefore() throws {
+        let (encoder, enrollment, dir) = try setup()
+        let store = VoiceProfileStore(store: ModelStore(home: dir.appendingPathComponent("roster")))
+        let roster = VoiceRoster(enrollment: enrollment, store: store)
+        let background = try BackgroundSpeakers().windows(using: enrollment)
+        try roster.enroll(name: "frank", clips: try clips("en-us+m5", [0, 1, 2]), background: background)
+        XCTAssertEqual(try store.load("frank").backgroundWindows, background.count)
+        let (grace, others) = try roster.enroll(name: "grace", clips: try clips("en-gb+f4", [0, 1, 2]), background: background)
+        let frank = try store.load("frank")
+        XCTAssertEqual(others, background.count + frank.windows.count)
+        XCTAssertEqual(frank.backgroundWindows, background.count + grace.windows.count, "frank's head now knows grace")
+        let verifier = VoiceVerifier(encoder: encoder)
+        XCTAssertFalse(verifier.score(windows: try enrollment.windows(of: try clips("en-gb+f4", [5])[0]), against: frank).accepted)
+        XCTAssertTrue(verifier.score(windows: try enrollment.windows(of: try clips("en-us+m5", [5])[0]), against: frank).accepted)
+    }
+
     func testProfilesRoundTripAndRefuseDamage() throws {
         let (_, enrollment, dir) = try setup()
         let store = VoiceProfileStore(store: ModelStore(home: dir.appendingPathComponent("home")))
@@ -115,11 +131,28 @@ final class VoiceTests: XCTestCase {
         try TestAudio.wav16(TestAudio.silence(seconds: 5), rate: 16000).write(to: silent)
         let tone = dir.appendingPathComponent("tone-8k.wav")
         try TestAudio.wav16(TestAudio.tone(frequency: 440, seconds: 5, rate: 8000), rate: 8000).write(to: tone)
-        for path in [silent.path, tone.path] {
+        // white noise: loud, but not speech
+        var seed: UInt64 = 1
+        let noise = (0..<80_000).map { _ -> Float in
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return Float(Int64(bitPattern: seed >> 11) % 2000) / 4000 - 0.25
+        }
+        let hiss = dir.appendingPathComponent("noise.wav")
+        try TestAudio.wav16(noise, rate: 16000).write(to: hiss)
+        for path in [silent.path, tone.path, hiss.path] {
             XCTAssertThrowsError(try enrollment.enroll(name: "x", clips: try clips("en-us+m5", [0, 1]) + [path], others: [])) {
                 XCTAssertTrue($0.localizedDescription.contains("\(path): only 0.00 s of speech found; at least 0.2 s is needed"), $0.localizedDescription)
             }
         }
+    }
+
+    func testASingleShortWordIsEnoughSpeechForAClip() throws {
+        let (_, enrollment, dir) = try setup()
+        let word = dir.appendingPathComponent("seven.wav")
+        try TestAudio.speak("seven", to: word, voice: "en-us+m5")
+        let seconds = Double(try enrollment.speech(in: word.path).count) / 16_000
+        XCTAssertGreaterThan(seconds, 0.2, "a spoken digit is found")
+        XCTAssertLessThan(seconds, 0.8, "the silence espeak-ng adds around it is not")
     }
 
     func testExportedProfileGivesTheSameProbabilityInPythonOnnxRuntime() throws {

@@ -9,6 +9,10 @@ public struct HeadTrainer: Sendable {
         public var weightDecay: Float = 1e-2
         /// Largest mini-batch; small sets use smaller ones so every epoch takes several steps.
         public var batchSize = 64
+        /// Every step sees the whole set instead. For a linear head on a few thousand rows this converges to
+        /// the regularised optimum; mini-batches with a handful of heavily weighted positives (5 enrolment
+        /// windows among 1,000 others) leave it noisy (FSDD speaker EER 21% vs 9%, BENCHMARKS.md).
+        public var fullBatch = false
         public var maxEpochs = 100
         /// Stop when validation loss has not improved for this many epochs (and keep the best weights).
         public var patience = 10
@@ -16,6 +20,21 @@ public struct HeadTrainer: Sendable {
         public var balanceClasses = true
         public var seed: UInt64 = 42
         public init() {}
+
+        /// Options are stored in model files: a field added later takes its default when an older file lacks it.
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            let d = Options()
+            hidden = try c.decodeIfPresent(Int.self, forKey: .hidden) ?? d.hidden
+            learningRate = try c.decodeIfPresent(Float.self, forKey: .learningRate) ?? d.learningRate
+            weightDecay = try c.decodeIfPresent(Float.self, forKey: .weightDecay) ?? d.weightDecay
+            batchSize = try c.decodeIfPresent(Int.self, forKey: .batchSize) ?? d.batchSize
+            fullBatch = try c.decodeIfPresent(Bool.self, forKey: .fullBatch) ?? d.fullBatch
+            maxEpochs = try c.decodeIfPresent(Int.self, forKey: .maxEpochs) ?? d.maxEpochs
+            patience = try c.decodeIfPresent(Int.self, forKey: .patience) ?? d.patience
+            balanceClasses = try c.decodeIfPresent(Bool.self, forKey: .balanceClasses) ?? d.balanceClasses
+            seed = try c.decodeIfPresent(UInt64.self, forKey: .seed) ?? d.seed
+        }
     }
 
     public struct Epoch: Sendable, Codable, Equatable {
@@ -45,7 +64,7 @@ public struct HeadTrainer: Sendable {
                               learningRate: options.learningRate, weightDecay: options.weightDecay)
         var rng = SplitMix64(seed: options.seed &+ 1)
         var order = Array(0..<x.rows)
-        let batchSize = max(4, min(options.batchSize, x.rows / 8))
+        let batchSize = options.fullBatch ? max(1, x.rows) : max(4, min(options.batchSize, x.rows / 8))
         var history: [Epoch] = []
         var best = (loss: Float.infinity, head: head)
         var sinceBest = 0

@@ -22,12 +22,18 @@ public final class SpeakerEncoder: @unchecked Sendable {
                                  encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown"
     }
 
-    /// Log-mel windows [n, 80, 40] of 16 kHz audio (short audio is padded to one window, like the reference).
+    /// The log-mel value of digital silence: log10(0 + 1e-10).
+    static let silenceLogMel: Float = -10
+
+    /// Log-mel windows [n, 80, 40] of 16 kHz audio. Audio shorter than one window (a spoken digit) is
+    /// padded with silence: padding with 0 in the log domain would add loud flat frames to every window.
     public func melWindows(_ samples: ArraySlice<Float>) -> (count: Int, values: [Float]) {
         let bands = frontEnd.settings.melBands
         var mel = frontEnd.compute(samples)
         let frames = mel.count / bands
-        if frames < Self.windowFrames { mel += [Float](repeating: 0, count: (Self.windowFrames - frames) * bands) }
+        if frames < Self.windowFrames {
+            mel += [Float](repeating: Self.silenceLogMel, count: (Self.windowFrames - frames) * bands)
+        }
         let total = max(frames, Self.windowFrames)
         let n = 1 + (total - Self.windowFrames) / Self.strideFrames
         var values: [Float] = []

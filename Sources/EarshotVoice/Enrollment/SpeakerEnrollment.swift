@@ -12,19 +12,21 @@ public final class SpeakerEnrollment: @unchecked Sendable {
     public static let minimumTotalSpeech = 1.0
 
     public let encoder: SpeakerEncoder
-    private let detector: VoiceActivityDetector
+    private let detector: SpeechProbabilities
     private let loader = AudioFileLoader(sampleRate: SpeakerEncoder.sampleRate)
     public var options: HeadTrainer.Options = {
         var o = HeadTrainer.Options()
-        o.maxEpochs = 30
-        o.learningRate = 3e-3
+        // a linear head on ~1,000 rows: full-batch steps reach the optimum in a fraction of a second
+        o.fullBatch = true
+        o.maxEpochs = 200
+        o.learningRate = 1e-2
         o.weightDecay = 1e-2
         return o
     }()
 
     public init(encoder: SpeakerEncoder, store: ModelStore = ModelStore()) throws {
         self.encoder = encoder
-        detector = try VoiceActivityDetector(store: store)
+        detector = try SpeechProbabilities(store: store)
     }
 
     /// The speech in a recording (VAD regions joined), or an error naming the file when there is too little.
@@ -34,12 +36,11 @@ public final class SpeakerEnrollment: @unchecked Sendable {
         // word (an FSDD digit lasts 0.35 s); silence adds nothing to the speech found
         let margin = [Float](repeating: 0, count: loaded.sampleRate / 2)
         let audio = AudioBuffer(samples: margin + loaded.samples + margin, sampleRate: loaded.sampleRate)
-        let pieces = SpeechSegmenter().pieces(of: audio, detector: detector)
         var speech: [Float] = []
-        // the VAD's regions, widened by the segmenter's padding and cut back to where the voice is loud:
-        // short words (spoken digits) are otherwise clipped by the VAD's late start
-        for p in pieces {
-            if let voiced = SpeechSegmenter.trimQuiet(p.read, audio: audio.samples[p.read.start..<p.read.end],
+        // frames the VAD network scores as speech, cut back to where the voice is loud (within 30 dB of
+        // the loudest 10 ms): the widened frames and the margin add nothing of the speaker
+        for region in try detector.regions(audio.samples[...]) {
+            if let voiced = SpeechSegmenter.trimQuiet(region, audio: audio.samples[region.start..<region.end],
                                                       sampleRate: audio.sampleRate) {
                 speech += audio.samples[voiced.start..<voiced.end]
             }
@@ -74,6 +75,14 @@ public final class SpeakerEnrollment: @unchecked Sendable {
                             encoder: SpeakerEncoder.modelIdentity, encoderHash: encoder.modelHash,
                             centroid: SpeakerEncoder.mean(positives), head: head.head, threshold: VoiceProfile.defaultThreshold,
                             windows: positives, clips: clips.count, speechSeconds: seconds, backgroundWindows: others.count)
+    }
+
+    /// The same person's head trained again against `others` (see `VoiceRoster`).
+    public func retrained(_ profile: VoiceProfile, others: [[Float]]) -> VoiceProfile {
+        var updated = profile
+        updated.head = train(positives: profile.windows, negatives: others, onEpoch: nil).head
+        updated.backgroundWindows = others.count
+        return updated
     }
 
     func train(positives: [[Float]], negatives: [[Float]], onEpoch: ((HeadTrainer.Epoch) -> Void)?)

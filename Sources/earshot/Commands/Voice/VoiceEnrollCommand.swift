@@ -21,8 +21,10 @@ enum VoiceEnrollCommand {
         Speech is found in each clip with the voice-activity detector (each clip needs at least 0.2 s of speech
         and all together 1 s; about 10 s per clip and 5 clips give reliable results). The frozen speaker network turns every 0.8 s
         of speech into a d-vector, and a head is trained with AdamW and cross-entropy to tell this person
-        from other speakers: the background voices setup synthesised (or --background DIR of real
-        recordings) and everyone already enrolled. The profile keeps the centroid too, for cosine scores.
+        from other speakers: the background voices setup installs (KLettres recordings of ~20 speakers and
+        espeak-ng voices, or --background DIR of real recordings) and everyone already enrolled; the heads
+        of people enrolled earlier are retrained with the new voice among their others. The profile keeps
+        the centroid too, for cosine scores.
         """,
         options: [
             Option(name: "record", value: "n", help: "Record n clips of 10 s from the microphone, reading prompts."),
@@ -43,23 +45,20 @@ enum VoiceEnrollCommand {
         }
         let encoder = try SpeakerEncoder()
         let enrollment = try SpeakerEnrollment(encoder: encoder)
-        let store = VoiceProfileStore()
         let bar = ProgressBar(label: "background voices", total: 1)
-        var others = try BackgroundSpeakers(directory: args.value("background")).windows(using: enrollment) { done, total in
+        let background = try BackgroundSpeakers(directory: args.value("background")).windows(using: enrollment) { done, total in
             bar.update(Double(done) / Double(total), detail: "\(done)/\(total) files")
         }
         bar.finish()
-        for profile in store.loadAll().profiles where profile.name != name { others += profile.windows }
         let started = Date()
-        let profile = try enrollment.enroll(name: name, clips: clips, others: others)
-        try store.save(profile)
+        let (profile, others) = try VoiceRoster(enrollment: enrollment).enroll(name: name, clips: clips, background: background)
         let seconds = Date().timeIntervalSince(started)
         if args.flag("json") {
             JSONOutput.document(["name": name, "clips": profile.clips, "speech_seconds": (profile.speechSeconds * 10).rounded() / 10,
-                                    "windows": profile.windows.count, "other_windows": others.count, "seconds": (seconds * 100).rounded() / 100])
+                                    "windows": profile.windows.count, "other_windows": others, "seconds": (seconds * 100).rounded() / 100])
         } else {
             print(String(format: "enrolled %@: %d clips, %.1f s of speech, %d windows against %d from other speakers (%.1f s)",
-                         name, profile.clips, profile.speechSeconds, profile.windows.count, others.count, seconds))
+                         name, profile.clips, profile.speechSeconds, profile.windows.count, others, seconds))
             if profile.speechSeconds < 20 { print("tip: about 10 s of speech in each of 5 clips makes verification more reliable") }
         }
         return 0
