@@ -14,6 +14,13 @@ let sherpaLibraries: [LinkerSetting] = [
     .unsafeFlags(["-L\(sherpa)/lib", "-Xlinker", "-rpath", "-Xlinker", "\(sherpa)/lib"]),
 ]
 
+// scripts/build-llama.sh builds libllama (+ ggml) from the pinned llama-cpp-python sdist into the same cache.
+let llama = "\(earshotHome)/runtime/llama"
+let llamaHeaders: [SwiftSetting] = [.unsafeFlags(["-Xcc", "-I\(llama)/include"])]
+let llamaLibraries: [LinkerSetting] = [
+    .unsafeFlags(["-L\(llama)/lib", "-Xlinker", "-rpath", "-Xlinker", "\(llama)/lib"]),
+]
+
 let package = Package(
     name: "Earshot",
     platforms: [.macOS(.v13)],
@@ -22,6 +29,8 @@ let package = Package(
         .library(name: "EarshotSpeech", targets: ["EarshotSpeech"]),
         .library(name: "EarshotSound", targets: ["EarshotSound"]),
         .library(name: "EarshotVoice", targets: ["EarshotVoice"]),
+        .library(name: "EarshotNotes", targets: ["EarshotNotes"]),
+        .library(name: "EarshotLanguage", targets: ["EarshotLanguage"]),
         .library(name: "EarshotCore", targets: ["EarshotCore"]),
     ],
     targets: [
@@ -31,6 +40,8 @@ let package = Package(
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
         .systemLibrary(name: "CPortAudio", pkgConfig: "portaudio-2.0", providers: [.apt(["portaudio19-dev"])]),
         .systemLibrary(name: "CBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLlama"),
         // Our own declarations of the ONNX Runtime C API subset we call (no package ships its header).
         .target(name: "COnnxRuntime", linkerSettings: sherpaLibraries + [.linkedLibrary("onnxruntime")]),
 
@@ -46,9 +57,16 @@ let package = Package(
         // Uses speech's voice-activity detector to find the speech in clips.
         .target(name: "EarshotVoice", dependencies: ["EarshotCore", "EarshotSpeech"],
                 swiftSettings: sherpaHeaders, linkerSettings: sherpaLibraries),
+        // Local language model and text embeddings (llama.cpp): titles, summaries, action items, meaning search.
+        .target(name: "EarshotLanguage", dependencies: ["EarshotCore", "CLlama"],
+                swiftSettings: llamaHeaders, linkerSettings: llamaLibraries),
+        // Capability: voice notes (SQLite store, staged pipeline over speech and language, search, export).
+        .target(name: "EarshotNotes", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotLanguage", "CSQLite"],
+                swiftSettings: sherpaHeaders + llamaHeaders, linkerSettings: sherpaLibraries + llamaLibraries),
         // Thin command-line front end.
-        .executableTarget(name: "earshot", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotSound", "EarshotVoice"],
-                          swiftSettings: sherpaHeaders, linkerSettings: sherpaLibraries),
+        .executableTarget(name: "earshot", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotSound", "EarshotVoice",
+                                                          "EarshotNotes", "EarshotLanguage"],
+                          swiftSettings: sherpaHeaders + llamaHeaders, linkerSettings: sherpaLibraries + llamaLibraries),
 
         // Helpers shared by the test targets: espeak-ng synthesis, shared evaluation data, running the CLI.
         .target(name: "EarshotTestSupport", dependencies: ["EarshotCore"], path: "Tests/Support"),
@@ -58,6 +76,8 @@ let package = Package(
         .testTarget(name: "EarshotSoundTests", dependencies: ["EarshotSound", "EarshotCore", "EarshotTestSupport"]),
         .testTarget(name: "EarshotVoiceTests", dependencies: ["EarshotVoice", "EarshotCore", "EarshotTestSupport"],
                     swiftSettings: sherpaHeaders, linkerSettings: sherpaLibraries),
+        .testTarget(name: "EarshotNotesTests", dependencies: ["EarshotNotes", "EarshotLanguage", "EarshotCore", "EarshotTestSupport"],
+                    swiftSettings: sherpaHeaders + llamaHeaders, linkerSettings: sherpaLibraries + llamaLibraries),
         .testTarget(name: "EarshotCLITests", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotTestSupport"],
                     swiftSettings: sherpaHeaders, linkerSettings: sherpaLibraries),
     ]

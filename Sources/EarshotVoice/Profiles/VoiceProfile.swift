@@ -23,6 +23,8 @@ public struct VoiceProfile: Sendable, Codable, Equatable {
     public var clips: Int
     public var speechSeconds: Double
     public var backgroundWindows: Int
+    /// Seconds the head took to train (absent in profiles written before it was recorded).
+    public var trainingSeconds: Double?
 }
 
 public enum VoiceError: Error, LocalizedError, Equatable {

@@ -14,8 +14,19 @@ public struct AudioFileLoader: Sendable {
 
     /// Loads a file, or standard input when `path` is "-".
     public func load(path: String) throws -> AudioBuffer {
+        try Resampler.resample(try decoded(path: path).downmixed(), to: sampleRate)
+    }
+
+    /// Checks that a file decodes and returns its length in seconds, without resampling (voice notes
+    /// accept or refuse a recording this way before storing it).
+    public func duration(path: String) throws -> Double {
+        let audio = try decoded(path: path)
+        return Double(audio.frameCount) / Double(audio.sampleRate)
+    }
+
+    private func decoded(path: String) throws -> DecodedAudio {
         if path == "-" {
-            return try load(data: FileHandle.standardInput.readDataToEndOfFile(), name: "<stdin>")
+            return try decode(data: FileHandle.standardInput.readDataToEndOfFile(), name: "<stdin>")
         }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -31,6 +42,10 @@ public struct AudioFileLoader: Sendable {
 
     /// Loads audio held in memory (for example read from a pipe); `name` is used in messages.
     public func load(data: Data, name: String) throws -> AudioBuffer {
+        try Resampler.resample(try decode(data: data, name: name).downmixed(), to: sampleRate)
+    }
+
+    private func decode(data: Data, name: String) throws -> DecodedAudio {
         if Self.sniff(data) == .wav { return try decode(data: data, path: nil, name: name) }
         // libsndfile and ffmpeg read from files: spill the bytes to a private temporary file
         let temp = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-\(UUID().uuidString)")
@@ -41,7 +56,7 @@ public struct AudioFileLoader: Sendable {
         return try decode(data: data, path: temp.path, name: name)
     }
 
-    private func decode(data: Data, path: String?, name: String) throws -> AudioBuffer {
+    private func decode(data: Data, path: String?, name: String) throws -> DecodedAudio {
         guard !data.isEmpty else { throw AudioError.empty(path: name) }
         let decoded: DecodedAudio
         switch Self.sniff(data) {
@@ -61,7 +76,7 @@ public struct AudioFileLoader: Sendable {
             decoded = try FFmpegDecoder().decode(path: path!, displayName: name)
         }
         guard decoded.frameCount > 0 else { throw AudioError.noSamples(path: name) }
-        return try Resampler.resample(decoded.downmixed(), to: sampleRate)
+        return decoded
     }
 
     static func sniff(_ data: Data) -> Container {

@@ -55,7 +55,8 @@ enum VoiceEnrollCommand {
         let seconds = Date().timeIntervalSince(started)
         if args.flag("json") {
             JSONOutput.document(["name": name, "clips": profile.clips, "speech_seconds": (profile.speechSeconds * 10).rounded() / 10,
-                                    "windows": profile.windows.count, "other_windows": others, "seconds": (seconds * 100).rounded() / 100])
+                                    "windows": profile.windows.count, "other_windows": others, "seconds": (seconds * 100).rounded() / 100,
+                                 "training_seconds": ((profile.trainingSeconds ?? 0) * 1000).rounded() / 1000])
         } else {
             print(String(format: "enrolled %@: %d clips, %.1f s of speech, %d windows against %d from other speakers (%.1f s)",
                          name, profile.clips, profile.speechSeconds, profile.windows.count, others, seconds))

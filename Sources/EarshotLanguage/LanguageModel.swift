@@ -1,0 +1,181 @@
+import CLlama
+import EarshotCore
+import Foundation
+
+/// The local instruction-following models (DESIGN.md §4), installed by setup as GGUF files.
+public enum LanguageModelChoice: String, Sendable, CaseIterable {
+    /// Qwen2.5-Coder-1.5B-Instruct Q4_K_M: good titles and summaries, ~30 tokens/s on 2 threads.
+    case standard = "default"
+    /// SmolLM2-135M-Instruct Q4_1: ten times faster, tends to echo the transcript.
+    case small
+
+    public var file: String {
+        switch self {
+        case .standard: return "models/llm/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+        case .small: return "models/llm/SmolLM2-135M-Instruct.Q4_1.gguf"
+        }
+    }
+
+    public var displayName: String {
+        switch self {
+        case .standard: return "qwen2.5-1.5b-instruct"
+        case .small: return "smollm2-135m-instruct"
+        }
+    }
+
+    public init(named name: String) throws {
+        guard let choice = Self(rawValue: name) else {
+            throw ModelError.unknown(name: name, choices: Self.allCases.map(\.rawValue))
+        }
+        self = choice
+    }
+
+    /// The model's path, or nil when it is not installed.
+    public func path(in store: ModelStore = ModelStore()) -> String? {
+        try? store.file(file, of: "language model \(rawValue)")
+    }
+}
+
+/// A chat model run with llama.cpp: greedy decoding (the same transcript gives the same title), optionally
+/// constrained by a GBNF grammar so the output always parses.
+public final class LanguageModel: @unchecked Sendable {
+    public struct Message: Sendable {
+        public var role: String
+        public var content: String
+        public init(_ role: String, _ content: String) { self.role = role; self.content = content }
+    }
+
+    public let choice: LanguageModelChoice
+    public let contextTokens: Int
+    private let model: OpaquePointer
+    private let context: OpaquePointer
+    private let vocab: OpaquePointer
+    private let template: String?
+    /// Tokens generated and seconds spent, over this model's life (for tokens/s reports).
+    public private(set) var generatedTokens = 0
+    public private(set) var promptTokens = 0
+    public private(set) var generationSeconds = 0.0
+
+    public init(_ choice: LanguageModelChoice = .standard, store: ModelStore = ModelStore(), threads: Int = 2,
+                contextTokens: Int = 4096) throws {
+        LlamaRuntime.start()
+        let path = try store.file(choice.file, of: "language model \(choice.rawValue)")
+        var params = llama_model_default_params()
+        params.n_gpu_layers = 0
+        guard let model = llama_model_load_from_file(path, params) else { throw LanguageError.failedToLoad(path: path) }
+        var cparams = llama_context_default_params()
+        cparams.n_ctx = UInt32(contextTokens)
+        cparams.n_batch = 512
+        cparams.n_threads = Int32(threads)
+        cparams.n_threads_batch = Int32(threads)
+        cparams.no_perf = true
+        guard let context = llama_init_from_model(model, cparams) else {
+            llama_model_free(model)
+            throw LanguageError.failed("cannot create a context of \(contextTokens) tokens")
+        }
+        self.choice = choice
+        self.contextTokens = contextTokens
+        self.model = model
+        self.context = context
+        vocab = llama_model_get_vocab(model)
+        template = llama_model_chat_template(model, nil).map { String(cString: $0) }
+    }
+
+    deinit {
+        llama_free(context)
+        llama_model_free(model)
+    }
+
+    /// Greedy choice of the next token. With a grammar, the best token is checked alone first and the
+    /// grammar is applied to the whole vocabulary only when it refuses it: applying it to all 151k tokens
+    /// at every step costs more than the model itself.
+    private func nextToken(grammar: UnsafeMutablePointer<llama_sampler>?) -> llama_token {
+        let count = Int(llama_vocab_n_tokens(vocab))
+        let logits = UnsafeBufferPointer(start: llama_get_logits_ith(context, -1)!, count: count)
+        func argmax(_ values: UnsafeBufferPointer<Float>) -> Int {
+            var best = 0
+            for i in 1..<values.count where values[i] > values[best] { best = i }
+            return best
+        }
+        var token = llama_token(argmax(logits))
+        guard let grammar else { return token }
+        var single = llama_token_data(id: token, logit: logits[Int(token)], p: 0)
+        let accepted: Bool = withUnsafeMutablePointer(to: &single) { p in
+            var one = llama_token_data_array(data: p, size: 1, selected: -1, sorted: false)
+            llama_sampler_apply(grammar, &one)
+            return p.pointee.logit.isFinite
+        }
+        if !accepted {
+            var all = (0..<count).map { llama_token_data(id: llama_token($0), logit: logits[$0], p: 0) }
+            all.withUnsafeMutableBufferPointer { b in
+                var array = llama_token_data_array(data: b.baseAddress, size: count, selected: -1, sorted: false)
+                llama_sampler_apply(grammar, &array)
+            }
+            token = all.max { $0.logit < $1.logit }!.id
+        }
+        llama_sampler_accept(grammar, token)
+        return token
+    }
+
+    /// Token count of a text (to cut long transcripts into chunks that fit).
+    public func tokenCount(_ text: String) -> Int { LlamaRuntime.tokenize(text, vocab: vocab, special: false).count }
+
+    /// The chat formatted with the model's own template, ready for the assistant's reply.
+    func prompt(_ messages: [Message]) throws -> String {
+        var cStrings: [UnsafeMutablePointer<CChar>] = []
+        defer { cStrings.forEach { free($0) } }
+        let chat = messages.map { m -> llama_chat_message in
+            let role = strdup(m.role)!, content = strdup(m.content)!
+            cStrings += [role, content]
+            return llama_chat_message(role: role, content: content)
+        }
+        var buffer = [CChar](repeating: 0, count: messages.reduce(256) { $0 + 2 * ($1.content.utf8.count + 32) })
+        var n = llama_chat_apply_template(template, chat, chat.count, true, &buffer, Int32(buffer.count))
+        if n > buffer.count {
+            buffer = [CChar](repeating: 0, count: Int(n) + 1)
+            n = llama_chat_apply_template(template, chat, chat.count, true, &buffer, Int32(buffer.count))
+        }
+        guard n > 0 else { throw LanguageError.failed("the model has no usable chat template") }
+        return String(decoding: buffer.prefix(Int(n)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The assistant's reply to `messages`, at most `maxTokens` long; `grammar` (GBNF, root rule "root")
+    /// restricts what may be generated.
+    public func reply(to messages: [Message], maxTokens: Int = 256, grammar: String? = nil) throws -> String {
+        let started = Date()
+        let tokens = LlamaRuntime.tokenize(try prompt(messages), vocab: vocab, special: true)
+        guard tokens.count + maxTokens <= contextTokens else {
+            throw LanguageError.failed("the prompt (\(tokens.count) tokens) does not fit the \(contextTokens)-token context")
+        }
+        llama_memory_clear(llama_get_memory(context), true)
+        var grammarSampler: UnsafeMutablePointer<llama_sampler>?
+        if let grammar {
+            guard let g = llama_sampler_init_grammar(vocab, grammar, "root") else { throw LanguageError.failed("invalid grammar") }
+            grammarSampler = g
+        }
+        defer { if let grammarSampler { llama_sampler_free(grammarSampler) } }
+        // the prompt in batches of at most n_batch tokens
+        var input = tokens
+        var position = 0
+        while position < input.count {
+            let n = min(512, input.count - position)
+            let rc = input.withUnsafeMutableBufferPointer { llama_decode(context, llama_batch_get_one($0.baseAddress! + position, Int32(n))) }
+            guard rc == 0 else { throw LanguageError.failed("decoding the prompt failed (\(rc))") }
+            position += n
+        }
+        promptTokens += tokens.count
+        var bytes: [UInt8] = []
+        var produced = 0
+        while produced < maxTokens {
+            var token = nextToken(grammar: grammarSampler)
+            if llama_vocab_is_eog(vocab, token) { break }
+            bytes += LlamaRuntime.piece(token, vocab: vocab).map { UInt8(bitPattern: $0) }
+            produced += 1
+            let rc = llama_decode(context, llama_batch_get_one(&token, 1))
+            guard rc == 0 else { throw LanguageError.failed("decoding failed (\(rc))") }
+        }
+        generatedTokens += produced
+        generationSeconds += Date().timeIntervalSince(started)
+        return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

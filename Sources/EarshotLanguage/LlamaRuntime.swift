@@ -1,0 +1,53 @@
+import CLlama
+import EarshotCore
+import Foundation
+
+/// llama.cpp's process-wide set-up: the backend is initialised once and its log (hundreds of lines per
+/// model load) is silenced; errors reach users through our own messages instead.
+enum LlamaRuntime {
+    private static let initialised: Bool = {
+        llama_log_set(silentLog, nil)
+        llama_backend_init()
+        return true
+    }()
+
+    static func start() { _ = initialised }
+
+    /// Text of a vocabulary token.
+    static func piece(_ token: llama_token, vocab: OpaquePointer) -> [CChar] {
+        var buffer = [CChar](repeating: 0, count: 64)
+        var n = llama_token_to_piece(vocab, token, &buffer, Int32(buffer.count), 0, false)
+        if n < 0 {
+            buffer = [CChar](repeating: 0, count: Int(-n))
+            n = llama_token_to_piece(vocab, token, &buffer, Int32(buffer.count), 0, false)
+        }
+        return Array(buffer.prefix(Int(max(0, n))))
+    }
+
+    /// Tokens of `text`; `special` adds the model's start token (and parses control tokens in templates).
+    static func tokenize(_ text: String, vocab: OpaquePointer, special: Bool) -> [llama_token] {
+        let utf8 = Array(text.utf8CString.dropLast())
+        var tokens = [llama_token](repeating: 0, count: utf8.count + 8)
+        var n = llama_tokenize(vocab, utf8, Int32(utf8.count), &tokens, Int32(tokens.count), special, special)
+        if n < 0 {
+            tokens = [llama_token](repeating: 0, count: Int(-n))
+            n = llama_tokenize(vocab, utf8, Int32(utf8.count), &tokens, Int32(tokens.count), special, special)
+        }
+        return Array(tokens.prefix(Int(max(0, n))))
+    }
+}
+
+/// A C callback cannot capture: a plain function that drops every log line.
+private func silentLog(_ level: ggml_log_level, _ text: UnsafePointer<CChar>?, _ userData: UnsafeMutableRawPointer?) {}
+
+public enum LanguageError: Error, LocalizedError, Equatable {
+    case failedToLoad(path: String)
+    case failed(String)
+
+    public var errorDescription: String? {
+        switch self {
+        case let .failedToLoad(path): return "\(path): llama.cpp could not load this model (damaged file? run `\(ModelStore.installCommand)`)"
+        case let .failed(what): return "language model: \(what)"
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import EarshotLanguage
+import Foundation
+
+/// What the language model writes for a note.
+public struct NoteText: Sendable, Equatable {
+    public var title: String
+    public var summary: String
+    public var actions: [String]
+}
+
+/// Titles, summaries and action items from a transcript with a local language model. Long transcripts
+/// are summarised in chunks first; action items come from a grammar, so they always parse as a JSON list.
+public struct NoteWriter: Sendable {
+    public static let maxTitleWords = 8
+    /// Transcript tokens per request: the rest of the 4,096-token context holds instructions and the reply.
+    static let chunkTokens = 2_500
+
+    public let model: LanguageModel
+    public init(model: LanguageModel) { self.model = model }
+
+    static let system = "You help people file their voice notes. Answer with exactly what is asked, nothing else."
+
+    /// GBNF: a JSON array of up to 10 short strings, or [].
+    static let actionsGrammar = #"""
+    root ::= "[" ws ( item ( "," ws item ){0,9} )? ws "]"
+    item ::= "\"" char{3,120} "\""
+    char ::= [^"\\\x00-\x1f]
+    ws ::= [ \n]{0,2}
+    """#
+
+    public func write(transcript: String) throws -> NoteText {
+        let text = transcript.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { return NoteText(title: "Empty recording", summary: "No speech was found in this recording.", actions: []) }
+        let chunks = Self.chunks(of: text, maxTokens: Self.chunkTokens, count: model.tokenCount)
+        var actions: [String] = []
+        for chunk in chunks { actions += try self.actions(chunk) }
+        // one chunk: read directly; several: each summarised, then the summaries read as the note
+        let body = chunks.count == 1 ? text : try chunks.map { try summary(of: $0, sentences: "two or three") }.joined(separator: " ")
+        let short = try summary(of: body, sentences: "one or two")
+        let heading = try title(body, summary: short, transcript: text)
+        var seen = Set<String>()
+        return NoteText(title: heading, summary: short, actions: actions.filter { seen.insert($0.lowercased()).inserted })
+    }
+
+    func title(_ body: String, summary: String, transcript: String) throws -> String {
+        let reply = try model.reply(to: [
+            .init("system", Self.system),
+            .init("user", """
+            Voice note transcript:
+            \"\"\"\(body)\"\"\"
+
+            Write a title for this note: at most \(Self.maxTitleWords) words naming its topic, not its first words. Reply with the title only.
+            """),
+        ], maxTokens: 24)
+        let title = Self.cleanTitle(reply)
+        if title.isEmpty || Self.copiesOpening(title, of: transcript) || Self.echoesInstructions(title) {
+            return Titles.keywords(from: summary.isEmpty ? transcript : summary + " " + transcript)
+        }
+        return title
+    }
+
+    func summary(of body: String, sentences: String) throws -> String {
+        let reply = try model.reply(to: [
+            .init("system", Self.system),
+            .init("user", """
+            Voice note transcript:
+            \"\"\"\(body)\"\"\"
+
+            Summarise this note in \(sentences) sentences.
+            """),
+        ], maxTokens: 120)
+        return Self.firstSentences(reply, count: sentences == "one or two" ? 2 : 3)
+    }
+
+    func actions(_ chunk: String) throws -> [String] {
+        let reply = try model.reply(to: [
+            .init("system", Self.system),
+            .init("user", """
+            Voice note transcript:
+            \"\"\"\(chunk)\"\"\"
+
+            List the action items in this note (things someone has to do) as a JSON array of short imperative \
+            sentences. If there are none, reply [].
+            """),
+        ], maxTokens: 300, grammar: Self.actionsGrammar)
+        let items = (try? JSONDecoder().decode([String].self, from: Data(reply.utf8))) ?? []
+        return items.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { $0.count >= 3 }
+    }
+
+    // MARK: text helpers
+
+    /// Transcript pieces of at most `maxTokens`, cut between sentences.
+    static func chunks(of text: String, maxTokens: Int, count: (String) -> Int) -> [String] {
+        guard count(text) > maxTokens else { return [text] }
+        var chunks: [String] = [], current = ""
+        for sentence in sentences(text) {
+            let candidate = current.isEmpty ? sentence : current + " " + sentence
+            if !current.isEmpty && count(candidate) > maxTokens {
+                chunks.append(current)
+                current = sentence
+            } else {
+                current = candidate
+            }
+        }
+        if !current.isEmpty { chunks.append(current) }
+        return chunks
+    }
+
+    /// Sentences: text up to ".", "!" or "?" followed by a space (Foundation on Linux has no sentence
+    /// enumeration; Whisper's punctuation is regular enough for this).
+    static func sentences(_ text: String) -> [String] {
+        var result: [String] = [], current = ""
+        let characters = Array(text)
+        for (i, c) in characters.enumerated() {
+            current.append(c)
+            if ".!?".contains(c), i + 1 == characters.count || characters[i + 1] == " " {
+                let s = current.trimmingCharacters(in: .whitespacesAndNewlines)
+                if !s.isEmpty { result.append(s) }
+                current = ""
+            }
+        }
+        let rest = current.trimmingCharacters(in: .whitespacesAndNewlines)
+        if !rest.isEmpty { result.append(rest) }
+        return result.isEmpty ? [text] : result
+    }
+
+    static func firstSentences(_ text: String, count: Int) -> String {
+        let line = text.replacingOccurrences(of: "\n", with: " ").trimmingCharacters(in: .whitespaces)
+        return sentences(line).prefix(count).joined(separator: " ")
+    }
+
+    /// The first line of a reply, without quotes, a "Title:" label, markdown or a final full stop, cut to 8 words.
+    static func cleanTitle(_ reply: String) -> String {
+        var line = reply.split(separator: "\n").first.map(String.init) ?? ""
+        for prefix in ["title:", "**title:**", "#"] where line.lowercased().hasPrefix(prefix) {
+            line = String(line.dropFirst(prefix.count))
+        }
+        line = line.trimmingCharacters(in: CharacterSet(charactersIn: " \"'*`#.“”").union(.whitespaces))
+        let words = line.split(separator: " ").prefix(maxTitleWords)
+        return words.joined(separator: " ").trimmingCharacters(in: CharacterSet(charactersIn: " ,;:-."))
+    }
+
+    /// Small models sometimes answer with the instruction itself ("At most 8 words").
+    static func echoesInstructions(_ title: String) -> Bool {
+        let t = title.lowercased()
+        return ["at most", "words", "title", "transcript", "voice note", "this note"].contains { t.contains($0) }
+    }
+
+    /// Whether a title is just the transcript's opening words.
+    static func copiesOpening(_ title: String, of transcript: String) -> Bool {
+        let t = Titles.words(title), opening = Titles.words(transcript).prefix(t.count)
+        return t.count >= 2 && Array(opening) == t
+    }
+}

@@ -1,0 +1,174 @@
+import EarshotCore
+import EarshotLanguage
+import EarshotSpeech
+import Foundation
+
+/// The worker that takes notes through their stages: transcribe → title, summary and action items →
+/// text embedding. Durable and safe to run in several processes at once:
+/// - a stage is claimed in a write transaction (state `running`, this process's id), so two workers never
+///   take the same one;
+/// - its result and its `done` state are committed together, only while this worker still holds the
+///   claim, so a result is visible whole or not at all and a stage completes exactly once;
+/// - a stage left `running` by a process that no longer exists (killed) is claimed again.
+public final class NotesPipeline: @unchecked Sendable {
+    public struct Options: Sendable {
+        public var whisper: WhisperModel = .default
+        public var languageModel: LanguageModelChoice = .standard
+        public var threads = 2
+        public init() {}
+    }
+
+    public enum Event: Sendable {
+        case started(note: Int, stage: NoteStage)
+        /// `detail`: what the stage produced, e.g. the language model's speed.
+        case finished(note: Int, stage: NoteStage, seconds: Double, detail: String)
+        case failed(note: Int, stage: NoteStage, error: String)
+        /// The language model is not installed: notes get key-word titles and no summary.
+        case languageModelMissing(LanguageModelChoice)
+    }
+
+    public let store: NotesStore
+    public let options: Options
+    private let modelStore: ModelStore
+    private let pid = Int64(ProcessInfo.processInfo.processIdentifier)
+    private var transcriber: FileTranscriber?
+    private var writer: NoteWriter?
+    private var writerChecked = false
+    private var embedder: TextEmbedder?
+
+    public init(store: NotesStore, options: Options = Options(), modelStore: ModelStore = ModelStore()) {
+        self.store = store
+        self.options = options
+        self.modelStore = modelStore
+    }
+
+    /// Runs stages until none is ready (or `only` note's are done); returns how many ran.
+    @discardableResult
+    public func run(only note: Int? = nil, onEvent: ((Event) -> Void)? = nil) throws -> Int {
+        var ran = 0
+        while let (id, stage) = try claim(only: note) {
+            onEvent?(.started(note: id, stage: stage))
+            let started = Date()
+            do {
+                let detail = try perform(stage, note: id, onEvent: onEvent)
+                onEvent?(.finished(note: id, stage: stage, seconds: Date().timeIntervalSince(started), detail: detail))
+            } catch {
+                let message = (error as? LocalizedError)?.errorDescription ?? "\(error)"
+                try fail(stage, note: id, message: message)
+                onEvent?(.failed(note: id, stage: stage, error: message))
+            }
+            ran += 1
+        }
+        return ran
+    }
+
+    // MARK: claiming and committing
+
+    static func isAlive(_ pid: Int64) -> Bool {
+        kill(pid_t(pid), 0) == 0 || errno == EPERM
+    }
+
+    func claim(only note: Int?) throws -> (Int, NoteStage)? {
+        try store.guarded {
+            try store.db.transaction {
+                var sql = """
+                    SELECT s.note_id, s.stage, s.state, s.worker FROM stages s
+                    WHERE s.state IN ('pending', 'running')
+                      AND NOT EXISTS (SELECT 1 FROM stages p WHERE p.note_id = s.note_id AND p.position < s.position AND p.state != 'done')
+                    """
+                var values: [SQLValue] = []
+                if let note { sql += " AND s.note_id = ?"; values.append(.integer(Int64(note))) }
+                sql += " ORDER BY s.note_id, s.position"
+                for row in try store.db.query(sql, values) {
+                    guard let id = row[0].int, let stage = NoteStage(rawValue: row[1].string ?? "") else { continue }
+                    if row[2].string == "running", let worker = row[3].int, Self.isAlive(Int64(worker)) { continue }
+                    try store.db.query("""
+                        UPDATE stages SET state = 'running', worker = ?, attempts = attempts + 1, started = ?, error = NULL
+                        WHERE note_id = ? AND stage = ?
+                        """, [.integer(pid), .real(Date().timeIntervalSince1970), .integer(Int64(id)), .text(stage.rawValue)])
+                    return (id, stage)
+                }
+                return nil
+            }
+        }
+    }
+
+    /// Commits a stage's result with its `done` state, if this worker still holds the claim.
+    func complete(_ stage: NoteStage, note id: Int, update: String, _ values: [SQLValue]) throws {
+        try store.guarded {
+            try store.db.transaction {
+                let held = try store.db.query("SELECT 1 FROM stages WHERE note_id = ? AND stage = ? AND state = 'running' AND worker = ?",
+                                              [.integer(Int64(id)), .text(stage.rawValue), .integer(pid)])
+                guard !held.isEmpty else { return }  // deleted, or taken over: leave it to its holder
+                if !update.isEmpty { try store.db.query("UPDATE notes SET \(update) WHERE id = ?", values + [.integer(Int64(id))]) }
+                try store.db.query("""
+                    UPDATE stages SET state = 'done', completions = completions + 1, finished = ?, error = NULL
+                    WHERE note_id = ? AND stage = ?
+                    """, [.real(Date().timeIntervalSince1970), .integer(Int64(id)), .text(stage.rawValue)])
+            }
+        }
+    }
+
+    func fail(_ stage: NoteStage, note id: Int, message: String) throws {
+        try store.guarded {
+            try store.db.query("UPDATE stages SET state = 'failed', error = ?, finished = ? WHERE note_id = ? AND stage = ? AND worker = ?",
+                               [.text(message), .real(Date().timeIntervalSince1970), .integer(Int64(id)), .text(stage.rawValue), .integer(pid)])
+        }
+    }
+
+    // MARK: the stages
+
+    /// Runs one stage of a note and commits its result; returns a line about it.
+    func perform(_ stage: NoteStage, note id: Int, onEvent: ((Event) -> Void)?) throws -> String {
+        let note = try store.note(id)
+        switch stage {
+        case .transcribe:
+            if transcriber == nil { transcriber = try FileTranscriber(model: options.whisper, threads: options.threads, store: modelStore) }
+            let audio = try AudioFileLoader().load(path: note.audioPath)
+            let transcript = try transcriber!.transcribe(audio, source: note.sourceName)
+            let segments = String(decoding: try JSONEncoder().encode(transcript.segments), as: UTF8.self)
+            // a key-word title at once, so the list shows the topic before the language model has run
+            let keywords = Titles.keywords(from: transcript.text)
+            try complete(.transcribe, note: id, update: """
+                transcript = ?, segments = ?, duration = ?,
+                title = CASE WHEN title_by = 'none' THEN ? ELSE title END,
+                title_by = CASE WHEN title_by = 'none' THEN 'extract' ELSE title_by END
+                """, [.text(transcript.text), .text(segments), .real(transcript.duration), .text(keywords)])
+            return "\(transcript.text.split(separator: " ").count) words"
+        case .summarise:
+            guard let writer = try noteWriter(onEvent: onEvent) else {
+                try complete(.summarise, note: id, update: "language_model = ''", [])
+                return "no language model: key-word title"
+            }
+            let (tokens, seconds) = (writer.model.generatedTokens, writer.model.generationSeconds)
+            let text = try writer.write(transcript: note.transcript)
+            let actions = String(decoding: try JSONEncoder().encode(text.actions), as: UTF8.self)
+            try complete(.summarise, note: id, update: """
+                summary = ?, actions = ?, language_model = ?,
+                title = CASE WHEN title_by = 'user' THEN title ELSE ? END,
+                title_by = CASE WHEN title_by = 'user' THEN title_by ELSE 'llm' END
+                """, [.text(text.summary), .text(actions), .text(options.languageModel.displayName), .text(text.title)])
+            let generated = writer.model.generatedTokens - tokens
+            return String(format: "%d tokens generated, %.1f tokens/s overall", generated,
+                          Double(generated) / max(1e-3, writer.model.generationSeconds - seconds))
+        case .embed:
+            if embedder == nil { embedder = try TextEmbedder(store: modelStore, threads: options.threads) }
+            let vector = try embedder!.embed([note.title, note.summary, note.transcript].filter { !$0.isEmpty }.joined(separator: ". "))
+            try complete(.embed, note: id, update: "embedding = ?", [.blob(SemanticIndex.blob(vector))])
+            return "\(vector.count) dimensions"
+        }
+    }
+
+    /// The note writer, or nil (once reported) when the chosen language model is not installed.
+    private func noteWriter(onEvent: ((Event) -> Void)?) throws -> NoteWriter? {
+        if let writer { return writer }
+        guard !writerChecked else { return nil }
+        writerChecked = true
+        guard options.languageModel.path(in: modelStore) != nil else {
+            onEvent?(.languageModelMissing(options.languageModel))
+            return nil
+        }
+        writer = NoteWriter(model: try LanguageModel(options.languageModel, store: modelStore, threads: options.threads))
+        return writer
+    }
+}

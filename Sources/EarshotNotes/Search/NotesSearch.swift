@@ -1,0 +1,115 @@
+import EarshotCore
+import EarshotLanguage
+import Foundation
+
+/// Finds notes by their words (SQLite FTS5, BM25 ranking, accents and case ignored), by meaning (MiniLM
+/// embeddings, cosine), or both, merged by reciprocal rank.
+public final class NotesSearch: @unchecked Sendable {
+    public enum Mode: String, Sendable, CaseIterable { case words, meaning, both }
+
+    public struct Hit: Sendable, Equatable {
+        public var id: Int
+        public var title: String
+        public var created: Date
+        /// Where the words matched, with each match between `highlight` marks; for meaning-only hits, the summary.
+        public var snippet: String
+        /// BM25 (lower is better) for words, cosine for meaning, fused rank score for both.
+        public var score: Double
+    }
+
+    public static let highlight = (open: "\u{1B}[1m", close: "\u{1B}[0m")
+    public let store: NotesStore
+    private let index = SemanticIndex()
+    private var embedder: TextEmbedder?
+    private let modelStore: ModelStore
+
+    public init(store: NotesStore, modelStore: ModelStore = ModelStore()) {
+        self.store = store
+        self.modelStore = modelStore
+    }
+
+    public func search(_ query: String, mode: Mode = .both, limit: Int = 10, highlight: (open: String, close: String) = NotesSearch.highlight) throws -> [Hit] {
+        let query = query.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !query.isEmpty else { throw NotesError.emptyQuery }
+        switch mode {
+        case .words: return try words(query, limit: limit, highlight: highlight)
+        case .meaning: return try meaning(query, limit: limit)
+        case .both:
+            let w = try words(query, limit: limit * 2, highlight: highlight)
+            let m = try meaning(query, limit: limit * 2)
+            var fused: [Int: (hit: Hit, score: Double)] = [:]
+            for list in [w, m] {
+                for (rank, hit) in list.enumerated() {
+                    let add = 1.0 / Double(60 + rank + 1)
+                    if let old = fused[hit.id] {
+                        // keep the word snippet (it shows the match), add up the rank scores
+                        fused[hit.id] = (old.hit, old.score + add)
+                    } else {
+                        fused[hit.id] = (hit, add)
+                    }
+                }
+            }
+            return fused.values.sorted { ($0.score, -$0.hit.id) > ($1.score, -$1.hit.id) }.prefix(limit).map {
+                var hit = $0.hit
+                hit.score = $0.score
+                return hit
+            }
+        }
+    }
+
+    // MARK: words
+
+    /// Plain words are each quoted (so "can't" or "C++" are words, not syntax) and must all appear; if no
+    /// note has them all, any of them will do. A query written in FTS5 syntax (quotes, parentheses, AND,
+    /// OR, NOT, NEAR, prefix*) is passed through, and a malformed one gets a clear error.
+    func words(_ query: String, limit: Int, highlight: (open: String, close: String)) throws -> [Hit] {
+        if Self.usesSyntax(query) { return try ftsQuery(query, original: query, limit: limit, highlight: highlight) }
+        let terms = Titles.words(query).map { "\"\($0.replacingOccurrences(of: "\"", with: "\"\""))\"" }
+        guard !terms.isEmpty else { throw NotesError.badQuery(query: query, problem: "it has no words to look for") }
+        let all = try ftsQuery(terms.joined(separator: " "), original: query, limit: limit, highlight: highlight)
+        if !all.isEmpty || terms.count == 1 { return all }
+        return try ftsQuery(terms.joined(separator: " OR "), original: query, limit: limit, highlight: highlight)
+    }
+
+    static func usesSyntax(_ query: String) -> Bool {
+        if query.contains(where: { "\"()*:^".contains($0) }) { return true }
+        return query.split(separator: " ").contains { ["AND", "OR", "NOT", "NEAR"].contains(String($0)) }
+    }
+
+    private func ftsQuery(_ match: String, original: String, limit: Int, highlight: (open: String, close: String)) throws -> [Hit] {
+        do {
+            return try store.db.query("""
+                SELECT n.id, n.title, n.created, snippet(notes_fts, -1, ?, ?, '…', 12), bm25(notes_fts, 10.0, 4.0, 1.0) AS rank
+                FROM notes_fts JOIN notes n ON n.id = notes_fts.rowid
+                WHERE notes_fts MATCH ? ORDER BY rank LIMIT ?
+                """, [.text(highlight.open), .text(highlight.close), .text(match), .integer(Int64(limit))]).map {
+                Hit(id: $0[0].int ?? 0, title: $0[1].string ?? "", created: Date(timeIntervalSince1970: $0[2].double ?? 0),
+                    snippet: $0[3].string ?? "", score: $0[4].double ?? 0)
+            }
+        } catch let error as SQLiteDatabase.Failure where !error.isBusy && !error.isDiskFull {
+            let problem = error.message.replacingOccurrences(of: "fts5: ", with: "")
+            throw NotesError.badQuery(query: original, problem: "malformed search syntax (\(problem)); quote words or drop the operators")
+        } catch let error as SQLiteDatabase.Failure {
+            throw NotesStore.storageError(error, path: store.directory.path)
+        }
+    }
+
+    // MARK: meaning
+
+    func meaning(_ query: String, limit: Int) throws -> [Hit] {
+        if embedder == nil { embedder = try TextEmbedder(store: modelStore) }
+        let vector = try embedder!.embed(query)
+        try store.guarded { try index.refresh(store.db) }
+        let nearest = index.nearest(vector, limit: limit)
+        guard !nearest.isEmpty else { return [] }
+        let byId = try Dictionary(uniqueKeysWithValues: store.guarded {
+            try store.db.query("SELECT id, title, created, summary, substr(transcript, 1, 160) FROM notes WHERE id IN (\(nearest.map { String($0.id) }.joined(separator: ",")))")
+        }.map { ($0[0].int ?? 0, $0) })
+        return nearest.compactMap { n in
+            guard let row = byId[n.id] else { return nil }
+            let summary = row[3].string ?? ""
+            return Hit(id: n.id, title: row[1].string ?? "", created: Date(timeIntervalSince1970: row[2].double ?? 0),
+                       snippet: summary.isEmpty ? (row[4].string ?? "") : summary, score: Double(n.cosine))
+        }
+    }
+}

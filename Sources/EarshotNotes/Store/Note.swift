@@ -1,0 +1,69 @@
+import EarshotSpeech
+import Foundation
+
+/// The work done on a note after it is saved, in order; each stage runs once it is the note's next.
+public enum NoteStage: String, Sendable, CaseIterable, Codable {
+    case transcribe
+    case summarise
+    case embed
+
+    var position: Int { Self.allCases.firstIndex(of: self)! }
+}
+
+/// Where a stage of a note stands.
+public struct StageStatus: Sendable, Equatable, Codable {
+    public enum State: String, Sendable, Codable { case pending, running, done, failed }
+    public var stage: NoteStage
+    public var state: State
+    public var attempts: Int
+    /// Times the stage's result was committed: 1 once done, whatever was killed on the way.
+    public var completions: Int
+    public var error: String?
+}
+
+/// A voice note as stored.
+public struct Note: Sendable, Equatable {
+    public var id: Int
+    public var created: Date
+    /// The file name the recording was added from.
+    public var sourceName: String
+    /// The recording's path inside the store.
+    public var audioPath: String
+    public var duration: Double
+    public var title: String
+    /// Who wrote the title: "none" (not yet), "extract" (key words), "llm", "user".
+    public var titleBy: String
+    public var summary: String
+    public var actions: [String]
+    public var transcript: String
+    public var segments: [TranscriptSegment]
+    public var languageModel: String
+    public var tags: [String]
+    public var stages: [StageStatus]
+
+    /// The note's title, or a placeholder while it has none.
+    public var displayTitle: String { title.isEmpty ? "(untitled: \(sourceName))" : title }
+}
+
+public enum NotesError: Error, LocalizedError, Equatable {
+    case notAudio(path: String, problem: String)
+    case unknownNote(Int)
+    case emptyQuery
+    case badQuery(query: String, problem: String)
+    case storage(path: String, problem: String)
+    case storeTooNew(path: String, version: Int, supported: Int)
+    case noSuchTag(String)
+
+    public var errorDescription: String? {
+        switch self {
+        case let .notAudio(path, problem): return "\(path): \(problem); nothing was stored"
+        case let .unknownNote(id): return "no note with id \(id) (earshot notes list shows the ids)"
+        case .emptyQuery: return "the search query is empty: give some words to look for"
+        case let .badQuery(query, problem): return "cannot search for '\(query)': \(problem)"
+        case let .storage(path, problem): return "notes store \(path): \(problem)"
+        case let .storeTooNew(path, version, supported):
+            return "notes store \(path) is at schema version \(version); this Earshot reads up to \(supported): update Earshot"
+        case let .noSuchTag(tag): return "no note is tagged '\(tag)'"
+        }
+    }
+}

@@ -1,0 +1,74 @@
+/// The store's schema, as numbered migrations. `PRAGMA user_version` records how many have run; each
+/// runs in its own transaction, so a store is always at one version or the next, never between.
+enum NotesSchema {
+    static let migrations: [String] = [
+        // 1: notes, their tags, their pipeline stages, and the full-text index
+        """
+        CREATE TABLE notes (
+            id INTEGER PRIMARY KEY,
+            created REAL NOT NULL,
+            source_name TEXT NOT NULL,
+            audio_file TEXT NOT NULL,
+            duration REAL NOT NULL,
+            title TEXT NOT NULL DEFAULT '',
+            title_by TEXT NOT NULL DEFAULT 'none',
+            summary TEXT NOT NULL DEFAULT '',
+            actions TEXT NOT NULL DEFAULT '[]',
+            transcript TEXT NOT NULL DEFAULT '',
+            segments TEXT NOT NULL DEFAULT '[]',
+            language_model TEXT NOT NULL DEFAULT '',
+            embedding BLOB
+        );
+        CREATE INDEX notes_created ON notes(created);
+        CREATE TABLE tags (
+            note_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
+            tag TEXT NOT NULL COLLATE NOCASE,
+            PRIMARY KEY (note_id, tag)
+        );
+        CREATE TABLE stages (
+            note_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
+            stage TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            state TEXT NOT NULL DEFAULT 'pending',
+            attempts INTEGER NOT NULL DEFAULT 0,
+            completions INTEGER NOT NULL DEFAULT 0,
+            worker INTEGER,
+            started REAL,
+            finished REAL,
+            error TEXT,
+            PRIMARY KEY (note_id, stage)
+        );
+        CREATE INDEX stages_state ON stages(state, note_id, position);
+        CREATE VIRTUAL TABLE notes_fts USING fts5(
+            title, summary, transcript, content='notes', content_rowid='id',
+            tokenize='unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER notes_fts_insert AFTER INSERT ON notes BEGIN
+            INSERT INTO notes_fts(rowid, title, summary, transcript) VALUES (new.id, new.title, new.summary, new.transcript);
+        END;
+        CREATE TRIGGER notes_fts_delete AFTER DELETE ON notes BEGIN
+            INSERT INTO notes_fts(notes_fts, rowid, title, summary, transcript)
+                VALUES ('delete', old.id, old.title, old.summary, old.transcript);
+        END;
+        CREATE TRIGGER notes_fts_update AFTER UPDATE OF title, summary, transcript ON notes BEGIN
+            INSERT INTO notes_fts(notes_fts, rowid, title, summary, transcript)
+                VALUES ('delete', old.id, old.title, old.summary, old.transcript);
+            INSERT INTO notes_fts(rowid, title, summary, transcript) VALUES (new.id, new.title, new.summary, new.transcript);
+        END;
+        """,
+    ]
+
+    /// Brings the database up to the latest version. A store written by a newer Earshot is refused.
+    static func migrate(_ db: SQLiteDatabase) throws {
+        try db.transaction {
+            let version = try db.query("PRAGMA user_version").first?.first?.int ?? 0
+            guard version <= migrations.count else {
+                throw NotesError.storeTooNew(path: db.path, version: version, supported: migrations.count)
+            }
+            for (i, sql) in migrations.enumerated() where i >= version {
+                try db.execute(sql)
+                try db.execute("PRAGMA user_version = \(i + 1)")
+            }
+        }
+    }
+}

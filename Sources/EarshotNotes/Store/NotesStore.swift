@@ -1,0 +1,209 @@
+import EarshotCore
+import EarshotSpeech
+import Foundation
+
+/// Voice notes on disk: an SQLite database (WAL, versioned schema, FTS5 index) and the recordings, under
+/// `EARSHOT_HOME/notes`. Recordings are copied in atomically (temporary file, then rename) and never
+/// changed after; a note and its pipeline stages are inserted in one transaction, so a note exists with
+/// all its work queued or not at all. Any number of processes may open the store at once.
+public final class NotesStore: @unchecked Sendable {
+    public let directory: URL
+    public let audioDirectory: URL
+    let db: SQLiteDatabase
+
+    public static func defaultDirectory(_ store: ModelStore = ModelStore()) -> URL {
+        store.home.appendingPathComponent("notes")
+    }
+
+    public init(directory: URL = NotesStore.defaultDirectory()) throws {
+        self.directory = directory
+        audioDirectory = directory.appendingPathComponent("audio")
+        let path = directory.appendingPathComponent("notes.db").path
+        do {
+            try FileManager.default.createDirectory(at: audioDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw NotesError.storage(path: directory.path, problem: "cannot create the folder (\(Self.reason(error)))")
+        }
+        do {
+            db = try SQLiteDatabase(path: path)
+            try NotesSchema.migrate(db)
+        } catch let error as SQLiteDatabase.Failure {
+            throw Self.storageError(error, path: directory.path)
+        }
+    }
+
+    /// Runs store work, turning SQLite failures into messages about the store (never an SQL dump).
+    func guarded<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let error as SQLiteDatabase.Failure {
+            throw Self.storageError(error, path: directory.path)
+        }
+    }
+
+    static func storageError(_ error: SQLiteDatabase.Failure, path: String) -> NotesError {
+        if error.isDiskFull { return .storage(path: path, problem: "the disk is full; nothing was changed") }
+        if error.isReadOnly { return .storage(path: path, problem: "the store is read-only or cannot be opened (check its permissions); nothing was changed") }
+        if error.isBusy { return .storage(path: path, problem: "another process held the store for more than 10 s; try again") }
+        return .storage(path: path, problem: error.message)
+    }
+
+    static func reason(_ error: Error) -> String {
+        let ns = error as NSError
+        if let posix = ns.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(posix.code)))
+        }
+        return ns.localizedFailureReason ?? ns.localizedDescription
+    }
+
+    // MARK: adding
+
+    /// Saves a recording as a new note with all its stages pending, and returns its id. The file is
+    /// decoded first: anything that is not audio is refused and nothing is stored.
+    @discardableResult
+    public func add(path: String, tags: [String] = [], created: Date = Date()) throws -> Int {
+        let duration: Double
+        do { duration = try AudioFileLoader().duration(path: path) } catch {
+            throw NotesError.notAudio(path: path, problem: Self.audioProblem(error, path: path))
+        }
+        let name = URL(fileURLWithPath: path).lastPathComponent
+        let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
+        let stored = UUID().uuidString.lowercased() + (ext.isEmpty ? "" : "." + ext)
+        let target = audioDirectory.appendingPathComponent(stored)
+        try copyAtomically(from: URL(fileURLWithPath: path), to: target)
+        do {
+            return try guarded {
+                try db.transaction {
+                    try db.query("INSERT INTO notes (created, source_name, audio_file, duration) VALUES (?, ?, ?, ?)",
+                                 [.real(created.timeIntervalSince1970), .text(name), .text(stored), .real(duration)])
+                    let id = Int(db.lastInsertedRow)
+                    for stage in NoteStage.allCases {
+                        try db.query("INSERT INTO stages (note_id, stage, position) VALUES (?, ?, ?)",
+                                     [.integer(Int64(id)), .text(stage.rawValue), .integer(Int64(stage.position))])
+                    }
+                    try insertTags(tags, note: id)
+                    return id
+                }
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: target)  // no note refers to it
+            throw error
+        }
+    }
+
+    static func audioProblem(_ error: Error, path: String) -> String {
+        let text = (error as? LocalizedError)?.errorDescription ?? "\(error)"
+        // the audio layer's messages start with the path already
+        return text.hasPrefix(path + ": ") ? String(text.dropFirst(path.count + 2)) : text
+    }
+
+    private func copyAtomically(from source: URL, to target: URL) throws {
+        let temp = audioDirectory.appendingPathComponent(".incoming-" + UUID().uuidString)
+        do {
+            try FileManager.default.copyItem(at: source, to: temp)
+            let handle = try FileHandle(forUpdating: temp)
+            try handle.synchronize()  // on disk before the rename makes it visible
+            try handle.close()
+            try FileManager.default.moveItem(at: temp, to: target)
+        } catch {
+            try? FileManager.default.removeItem(at: temp)
+            throw NotesError.storage(path: directory.path, problem: "cannot copy \(source.path) in (\(Self.reason(error))); nothing was stored")
+        }
+    }
+
+    private func insertTags(_ tags: [String], note id: Int) throws {
+        for tag in tags.map({ $0.trimmingCharacters(in: .whitespaces) }) where !tag.isEmpty {
+            try db.query("INSERT OR IGNORE INTO tags (note_id, tag) VALUES (?, ?)", [.integer(Int64(id)), .text(tag)])
+        }
+    }
+
+    // MARK: reading
+
+    static let noteColumns = "id, created, source_name, audio_file, duration, title, title_by, summary, actions, transcript, segments, language_model"
+
+    /// Notes, newest first, optionally only those created since a date or carrying a tag.
+    public func list(since: Date? = nil, tag: String? = nil, limit: Int? = nil) throws -> [Note] {
+        try guarded {
+            var sql = "SELECT \(Self.noteColumns) FROM notes WHERE 1"
+            var values: [SQLValue] = []
+            if let since { sql += " AND created >= ?"; values.append(.real(since.timeIntervalSince1970)) }
+            if let tag { sql += " AND id IN (SELECT note_id FROM tags WHERE tag = ?)"; values.append(.text(tag)) }
+            sql += " ORDER BY created DESC, id DESC"
+            if let limit { sql += " LIMIT \(limit)" }
+            return try db.query(sql, values).map { try note(from: $0) }
+        }
+    }
+
+    public func note(_ id: Int) throws -> Note {
+        try guarded {
+            guard let row = try db.query("SELECT \(Self.noteColumns) FROM notes WHERE id = ?", [.integer(Int64(id))]).first else {
+                throw NotesError.unknownNote(id)
+            }
+            return try note(from: row)
+        }
+    }
+
+    public var count: Int { (try? db.query("SELECT count(*) FROM notes").first?.first?.int).flatMap { $0 } ?? 0 }
+
+    private func note(from row: [SQLValue]) throws -> Note {
+        let id = row[0].int!
+        let decoder = JSONDecoder()
+        let actions = (try? decoder.decode([String].self, from: Data((row[8].string ?? "[]").utf8))) ?? []
+        let segments = (try? decoder.decode([TranscriptSegment].self, from: Data((row[10].string ?? "[]").utf8))) ?? []
+        let tags = try db.query("SELECT tag FROM tags WHERE note_id = ? ORDER BY tag", [.integer(Int64(id))]).compactMap { $0[0].string }
+        let stages = try db.query("SELECT stage, state, attempts, completions, error FROM stages WHERE note_id = ? ORDER BY position",
+                                  [.integer(Int64(id))]).compactMap { r -> StageStatus? in
+            guard let stage = NoteStage(rawValue: r[0].string ?? ""), let state = StageStatus.State(rawValue: r[1].string ?? "") else { return nil }
+            return StageStatus(stage: stage, state: state, attempts: r[2].int ?? 0, completions: r[3].int ?? 0, error: r[4].string)
+        }
+        return Note(id: id, created: Date(timeIntervalSince1970: row[1].double ?? 0), sourceName: row[2].string ?? "",
+                    audioPath: audioDirectory.appendingPathComponent(row[3].string ?? "").path, duration: row[4].double ?? 0,
+                    title: row[5].string ?? "", titleBy: row[6].string ?? "none", summary: row[7].string ?? "", actions: actions,
+                    transcript: row[9].string ?? "", segments: segments, languageModel: row[11].string ?? "", tags: tags, stages: stages)
+    }
+
+    // MARK: changing
+
+    /// Sets a title by hand (the pipeline then leaves it alone) and/or adds and removes tags.
+    public func edit(_ id: Int, title: String? = nil, addTags: [String] = [], removeTags: [String] = []) throws {
+        try guarded {
+            try db.transaction {
+                guard try !db.query("SELECT 1 FROM notes WHERE id = ?", [.integer(Int64(id))]).isEmpty else { throw NotesError.unknownNote(id) }
+                if let title {
+                    try db.query("UPDATE notes SET title = ?, title_by = 'user' WHERE id = ?", [.text(title), .integer(Int64(id))])
+                }
+                try insertTags(addTags, note: id)
+                for tag in removeTags {
+                    try db.query("DELETE FROM tags WHERE note_id = ? AND tag = ?", [.integer(Int64(id)), .text(tag)])
+                }
+            }
+        }
+    }
+
+    /// Removes a note, its stages and tags, then its recording.
+    public func delete(_ id: Int) throws {
+        let note = try note(id)
+        try guarded {
+            try db.transaction {
+                try db.query("DELETE FROM notes WHERE id = ?", [.integer(Int64(id))])
+            }
+        }
+        try? FileManager.default.removeItem(atPath: note.audioPath)
+    }
+
+    /// Puts a note's failed stages back in the queue, or with `from`, that stage and every later one
+    /// (to rewrite a summary with another model, say); returns how many stages were queued.
+    @discardableResult
+    public func retry(_ id: Int, from stage: NoteStage? = nil) throws -> Int {
+        _ = try note(id)
+        return try guarded {
+            try db.transaction {
+                if let stage {
+                    try db.query("UPDATE stages SET state = 'pending', error = NULL WHERE note_id = ? AND position >= ? AND state != 'running'",
+                                 [.integer(Int64(id)), .integer(Int64(stage.position))])
+                } else {
+                    try db.query("UPDATE stages SET state = 'pending', error = NULL WHERE note_id = ? AND state = 'failed'", [.integer(Int64(id))])
+                }
+                return db.changes
+            }
+        }
+    }
+}

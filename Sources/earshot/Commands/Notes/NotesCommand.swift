@@ -1,0 +1,89 @@
+import EarshotCore
+import EarshotLanguage
+import EarshotNotes
+import EarshotSpeech
+import Foundation
+
+/// `earshot notes ...`: voice notes saved at once, then transcribed, titled, summarised and indexed by a
+/// durable background pipeline; searchable by words and by meaning; exportable.
+enum NotesCommand {
+    static let command = Command(
+        name: "notes",
+        abstract: "Voice notes: save recordings, transcribe and summarise them locally, search, export.",
+        discussion: """
+        Notes live in EARSHOT_HOME/notes (an SQLite database and the recordings). `add` saves a note and
+        returns at once; its stages (transcribe, summarise, embed) run in `notes process`, in `add --wait`,
+        or in a running app. A stage interrupted at any point runs again on the next start; a failed stage
+        keeps its error until `notes retry`.
+        """,
+        examples: [
+            "earshot notes seed --wait",
+            "earshot notes add memo.m4a --tag work",
+            "earshot notes process",
+            "earshot notes list",
+            "earshot notes search \"cafe\"",
+            "earshot notes export --all --format md -o exported/",
+        ],
+        subcommands: [NotesAddCommand.command, NotesRecordCommand.command, NotesProcessCommand.command, NotesRetryCommand.command,
+                      NotesListCommand.command, NotesShowCommand.command, NotesSearchCommand.command, NotesEditCommand.command,
+                      NotesDeleteCommand.command, NotesExportCommand.command, NotesSeedCommand.command])
+
+    static let pipelineOptions = [
+        Option(name: "llm", value: "model", help: "Language model for titles and summaries: default (1.5B) or small (135M)."),
+        Option(name: "model", value: "name", help: "Whisper model for transcription: tiny.en (default) or base."),
+        Option(name: "threads", value: "n", help: "CPU threads for the models (default 2)."),
+    ]
+
+    static func pipeline(_ args: ParsedArguments, store: NotesStore) throws -> NotesPipeline {
+        var options = NotesPipeline.Options()
+        if let llm = args.value("llm") { options.languageModel = try LanguageModelChoice(named: llm) }
+        if let model = args.value("model") { options.whisper = try WhisperModel(named: model) }
+        options.threads = try args.int("threads", default: 2, range: 1...64)
+        return NotesPipeline(store: store, options: options)
+    }
+
+    static func noteID(_ text: String?, _ args: ParsedArguments) throws -> Int {
+        guard let text else { throw UsageError(message: "give a note id (earshot notes list shows them)", path: args.path) }
+        guard let id = Int(text), id > 0 else { throw UsageError(message: "'\(text)' is not a note id", path: args.path) }
+        return id
+    }
+
+    static func tags(_ text: String?) -> [String] {
+        (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// Runs the pipeline with a line per stage on standard error; returns how many stages failed.
+    static func runPipeline(_ pipeline: NotesPipeline, only note: Int? = nil, quiet: Bool = false) throws -> Int {
+        var failures = 0
+        try pipeline.run(only: note) { event in
+            switch event {
+            case let .started(id, stage):
+                if !quiet { StandardError.write("note \(id): \(stage.rawValue)…") }
+            case let .finished(_, _, seconds, detail):
+                if !quiet { StandardError.write(String(format: " done (%.1f s; %@)\n", seconds, detail)) }
+            case let .failed(id, stage, error):
+                failures += 1
+                StandardError.write(quiet ? "note \(id): \(stage.rawValue) failed: \(error)\n" : " failed: \(error)\n")
+            case let .languageModelMissing(choice):
+                StandardError.write("\nthe \(choice.rawValue) language model is not installed: notes get key-word titles and no summary "
+                                    + "(run `\(ModelStore.installCommand)` to install it)\n")
+            }
+        }
+        return failures
+    }
+
+    static func stageLine(_ note: Note) -> String {
+        if note.stages.allSatisfy({ $0.state == .done }) { return "ready" }
+        if let failed = note.stages.first(where: { $0.state == .failed }) { return "\(failed.stage.rawValue) failed" }
+        if let running = note.stages.first(where: { $0.state == .running }) { return "\(running.stage.rawValue)…" }
+        if let next = note.stages.first(where: { $0.state == .pending }) { return "waiting: \(next.stage.rawValue)" }
+        return ""
+    }
+
+    static func summaryObject(_ note: Note) -> [String: Any] {
+        ["id": note.id, "title": note.title, "created": ISO8601DateFormatter().string(from: note.created),
+         "duration": JSONOutput.rounded(note.duration, 2), "tags": note.tags, "source": note.sourceName,
+         "stages": Dictionary(uniqueKeysWithValues: note.stages.map { ($0.stage.rawValue, $0.state.rawValue) }),
+         "status": stageLine(note)]
+    }
+}

@@ -1,0 +1,110 @@
+import EarshotCore
+import EarshotNotes
+import Foundation
+
+enum NotesEditCommand {
+    static let command = Command(
+        name: "edit",
+        abstract: "Change a note's title or tags (a title set here is kept when the summary is rewritten).",
+        usage: "<id> [--title text] [--tag t1,t2] [--untag t]",
+        options: [
+            Option(name: "title", value: "text", help: "New title."),
+            Option(name: "tag", value: "tags", help: "Comma-separated tags to add."),
+            Option(name: "untag", value: "tags", help: "Comma-separated tags to remove."),
+        ],
+        examples: ["earshot notes edit 3 --title \"Launch plan\"", "earshot notes edit 3 --tag work,urgent --untag home"],
+        run: run)
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        let id = try NotesCommand.noteID(args.positionals.first, args)
+        let title = args.value("title")?.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let title, title.isEmpty { throw UsageError(message: "--title cannot be empty", path: args.path) }
+        guard title != nil || args.value("tag") != nil || args.value("untag") != nil else {
+            throw UsageError(message: "give --title, --tag or --untag", path: args.path)
+        }
+        try NotesStore().edit(id, title: title, addTags: NotesCommand.tags(args.value("tag")), removeTags: NotesCommand.tags(args.value("untag")))
+        print("note \(id) updated")
+        return 0
+    }
+}
+
+enum NotesDeleteCommand {
+    static let command = Command(
+        name: "delete",
+        abstract: "Delete a note and its recording.",
+        usage: "<id>",
+        examples: ["earshot notes delete 3"],
+        run: run)
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        let id = try NotesCommand.noteID(args.positionals.first, args)
+        try NotesStore().delete(id)
+        print("note \(id) deleted")
+        return 0
+    }
+}
+
+enum NotesExportCommand {
+    static let command = Command(
+        name: "export",
+        abstract: "Write notes to files: Markdown, text, SubRip, WebVTT or JSON.",
+        usage: "<id>... | --all  -o <dir> [--format md|txt|srt|vtt|json]",
+        options: [
+            Option(name: "all", value: nil, help: "Export every note."),
+            Option(name: "format", value: "fmt", help: "md (default), txt, srt, vtt or json."),
+            Option(name: "output", value: "dir", help: "Folder to write into (created if needed).", short: "o"),
+        ],
+        examples: ["earshot notes export 3 -o out/", "earshot notes export --all --format srt -o subtitles/"],
+        run: run)
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        guard let dir = args.value("output") else { throw UsageError(message: "give a folder with -o", path: args.path) }
+        let format: NotesExporter.Format = try args.choice("format", default: .md)
+        let store = try NotesStore()
+        let notes: [Note]
+        if args.flag("all") {
+            guard args.positionals.isEmpty else { throw UsageError(message: "give ids or --all, not both", path: args.path) }
+            notes = try store.list()
+        } else {
+            guard !args.positionals.isEmpty else { throw UsageError(message: "give note ids or --all", path: args.path) }
+            notes = try args.positionals.map { try store.note(try NotesCommand.noteID($0, args)) }
+        }
+        for note in notes {
+            print(try NotesExporter.export(note, format: format, to: URL(fileURLWithPath: dir)).path)
+        }
+        if notes.isEmpty { print("no notes to export") }
+        return 0
+    }
+}
+
+enum NotesSeedCommand {
+    static let command = Command(
+        name: "seed",
+        abstract: "Add a handful of sample notes spoken by espeak-ng, to see what Earshot does.",
+        options: [Option(name: "wait", value: nil, help: "Transcribe and summarise them now.")] + NotesCommand.pipelineOptions,
+        examples: ["earshot notes seed --wait", "earshot notes seed --wait --llm small"],
+        run: run)
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        let store = try NotesStore()
+        let pipeline = try NotesCommand.pipeline(args, store: store)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-seed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var ids: [Int] = []
+        for sample in SampleNotes.samples {
+            let url = dir.appendingPathComponent(sample.name)
+            try SampleNotes.synthesise(sample, to: url)
+            let id = try store.add(path: url.path, tags: sample.tags)
+            ids.append(id)
+            print("note \(id): saved sample \(sample.name)")
+        }
+        var failures = 0
+        if args.flag("wait") {
+            for id in ids { failures += try NotesCommand.runPipeline(pipeline, only: id) }
+        } else {
+            print("run `earshot notes process` to transcribe and summarise them")
+        }
+        return failures > 0 ? 1 : 0
+    }
+}

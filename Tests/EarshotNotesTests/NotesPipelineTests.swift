@@ -1,0 +1,163 @@
+import EarshotCore
+import EarshotLanguage
+@testable import EarshotNotes
+import EarshotTestSupport
+import Foundation
+import XCTest
+
+/// The staged pipeline on real models: end to end on synthesised speech, exactly-once stages across
+/// kill -9, concurrent writers, search by meaning, and the title rules.
+final class NotesPipelineTests: XCTestCase {
+    var fixture: NotesFixture!
+    override func setUpWithError() throws { fixture = try NotesFixture() }
+    override func tearDown() { fixture.remove() }
+
+    static let meeting = """
+        Notes from the budget meeting. The marketing budget for next quarter is cut by ten percent. \
+        Anna will send the revised plan to finance by Thursday, and I need to cancel the trade fair booking.
+        """
+
+    func smallModelOrSkip() throws {
+        guard LanguageModelChoice.small.path() != nil else { throw XCTSkip("the small language model is not installed (make setup)") }
+    }
+
+    func pipeline(_ store: NotesStore) -> NotesPipeline {
+        var options = NotesPipeline.Options()
+        options.languageModel = .small
+        return NotesPipeline(store: store, options: options, modelStore: fixture.modelStore)
+    }
+
+    func testAddedNoteIsTranscribedTitledSummarisedAndEmbedded() throws {
+        try smallModelOrSkip()
+        let store = try fixture.store()
+        let id = try store.add(path: try fixture.speech(Self.meeting, name: "budget.wav"))
+        XCTAssertEqual(try pipeline(store).run(), 3)
+        let note = try store.note(id)
+        XCTAssertTrue(note.stages.allSatisfy { $0.state == .done && $0.completions == 1 }, "\(note.stages)")
+        let transcript = note.transcript.lowercased()
+        for word in ["budget", "marketing", "thursday", "finance"] { XCTAssertTrue(transcript.contains(word), transcript) }
+        XCTAssertFalse(note.segments.isEmpty)
+        XCTAssertFalse(note.title.isEmpty)
+        XCTAssertLessThanOrEqual(note.title.split(separator: " ").count, NoteWriter.maxTitleWords, note.title)
+        XCTAssertFalse(NoteWriter.copiesOpening(note.title, of: note.transcript), note.title)
+        XCTAssertFalse(note.summary.isEmpty)
+        XCTAssertEqual(note.languageModel, LanguageModelChoice.small.displayName)
+        XCTAssertEqual(try store.db.query("SELECT length(embedding) FROM notes WHERE id = ?", [.integer(Int64(id))]).first?.first?.int, 384 * 4)
+        print("title: \(note.title) | summary: \(note.summary) | actions: \(note.actions)")
+    }
+
+    func testTitlesFollowTheRulesOnSeveralTranscripts() throws {
+        try smallModelOrSkip()
+        let writer = NoteWriter(model: try LanguageModel(.small, store: fixture.modelStore))
+        let transcripts = [
+            Self.meeting,
+            "So I was thinking about the garden. The roses need pruning before winter and the fence by the shed is falling apart.",
+            "Okay, quick reminder. Pick up the kids at four, buy milk, and call the dentist about Tuesday's appointment.",
+            "Today I finished reading a novel about a lighthouse keeper. The ending was sad but beautiful.",
+        ]
+        for transcript in transcripts {
+            let text = try writer.write(transcript: transcript)
+            print("title: \(text.title) | summary: \(text.summary) | actions: \(text.actions)")
+            XCTAssertFalse(text.title.isEmpty)
+            XCTAssertLessThanOrEqual(text.title.split(separator: " ").count, NoteWriter.maxTitleWords, text.title)
+            XCTAssertFalse(NoteWriter.copiesOpening(text.title, of: transcript), text.title)
+            XCTAssertFalse(NoteWriter.echoesInstructions(text.title), text.title)
+            XCTAssertFalse(text.summary.isEmpty)
+            XCTAssertLessThanOrEqual(NoteWriter.sentences(text.summary).count, 2, text.summary)
+        }
+        XCTAssertEqual(NoteWriter.cleanTitle("Title: \"Budget cuts for the marketing team next quarter and beyond.\""),
+                       "Budget cuts for the marketing team next quarter")
+        XCTAssertTrue(NoteWriter.copiesOpening("Notes from the budget", of: Self.meeting))
+        XCTAssertEqual(Titles.keywords(from: Self.meeting), "Budget, Notes, Meeting")
+    }
+
+    func testEmptyTranscriptNeedsNoModel() throws {
+        try smallModelOrSkip()
+        let writer = NoteWriter(model: try LanguageModel(.small, store: fixture.modelStore))
+        XCTAssertEqual(try writer.write(transcript: "  "), NoteText(title: "Empty recording", summary: "No speech was found in this recording.", actions: []))
+    }
+
+    func testSearchByMeaningFindsAParaphraseSharingNoWords() throws {
+        let store = try fixture.store()
+        let vet = try fixture.note(store, title: "Vet", transcript: "The dog has to see the vet on Tuesday for his vaccinations.")
+        try fixture.note(store, title: "Taxes", transcript: "File the tax return and keep the receipts from the accountant.")
+        try fixture.note(store, title: "Holiday", transcript: "We booked a cottage by the sea in Cornwall for August.")
+        try fixture.note(store, title: "Car", transcript: "The car is making a strange noise when braking.")
+        XCTAssertEqual(try pipeline(store).run(), 4, "only the embedding stages were left")
+        let search = NotesSearch(store: store, modelStore: fixture.modelStore)
+        let query = "puppy injections appointment animal doctor"
+        XCTAssertEqual(try search.search(query, mode: .words).count, 0, "no word in common")
+        let hits = try search.search(query, mode: .meaning)
+        XCTAssertEqual(hits.first?.id, vet, "\(hits.map { ($0.title, $0.score) })")
+        XCTAssertEqual(try search.search(query, mode: .both).first?.id, vet)
+    }
+
+    // MARK: durability
+
+    /// Starts `earshot notes process`, waits until `stage` of note `id` is running in it, kills it with SIGKILL.
+    func killDuring(_ stage: NoteStage, note id: Int, store: NotesStore) throws {
+        let p = Process()
+        p.executableURL = CLI.executable
+        p.arguments = ["notes", "process", "--llm", "small"]
+        p.environment = ProcessInfo.processInfo.environment.merging(fixture.environment) { $1 }
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline {
+            let row = try store.db.query("SELECT state, worker FROM stages WHERE note_id = ? AND stage = ?",
+                                         [.integer(Int64(id)), .text(stage.rawValue)]).first
+            if row?[0].string == "running", row?[1].int == Int(p.processIdentifier) { break }
+            XCTAssertTrue(p.isRunning, "the worker ended before \(stage.rawValue) started")
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        Thread.sleep(forTimeInterval: 0.2)  // inside the model's work
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+    }
+
+    func testKilledDuringTranscriptionAndDuringTitlingEveryStageCompletesExactlyOnce() throws {
+        try smallModelOrSkip()
+        let store = try fixture.store()
+        let id = try store.add(path: try fixture.speech(Self.meeting + " " + Self.meeting, name: "long.wav"))
+
+        try killDuring(.transcribe, note: id, store: store)
+        var note = try store.note(id)
+        XCTAssertEqual(note.stages[0].state, .running, "left claimed by the dead worker")
+        XCTAssertEqual(note.transcript, "", "no half-written result is visible")
+
+        try killDuring(.summarise, note: id, store: store)
+        note = try store.note(id)
+        XCTAssertEqual(note.stages[0].completions, 1)
+        XCTAssertEqual(note.stages[1].state, .running)
+        XCTAssertEqual(note.summary, "")
+
+        let result = try CLI.run(["notes", "process", "--llm", "small"], environment: fixture.environment)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        note = try store.note(id)
+        XCTAssertEqual(note.stages.map(\.state), [.done, .done, .done])
+        XCTAssertEqual(note.stages.map(\.completions), [1, 1, 1], "each stage completed exactly once")
+        XCTAssertEqual(note.stages.map(\.attempts), [2, 2, 1], "the killed stages ran again")
+        XCTAssertFalse(note.summary.isEmpty)
+    }
+
+    func testTwoAddProcessesAtOnce() throws {
+        let files = try (0..<6).map { try fixture.speech("Note number \($0).", name: "n\($0).wav") }
+        let processes = try [Array(files[0..<3]), Array(files[3..<6])].map { batch -> Process in
+            let p = Process()
+            p.executableURL = CLI.executable
+            p.arguments = ["notes", "add"] + batch
+            p.environment = ProcessInfo.processInfo.environment.merging(fixture.environment) { $1 }
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            return p
+        }
+        processes.forEach { $0.waitUntilExit() }
+        XCTAssertEqual(processes.map(\.terminationStatus), [0, 0])
+        let notes = try fixture.store().list()
+        XCTAssertEqual(notes.count, 6)
+        XCTAssertEqual(Set(notes.map(\.sourceName)), Set(files.map { URL(fileURLWithPath: $0).lastPathComponent }))
+        XCTAssertTrue(notes.allSatisfy { FileManager.default.fileExists(atPath: $0.audioPath) && $0.stages.count == 3 })
+    }
+}

@@ -1,0 +1,129 @@
+import EarshotCore
+@testable import EarshotNotes
+import EarshotSpeech
+import EarshotTestSupport
+import Foundation
+import XCTest
+
+/// The store: notes saved at once with their stages queued, refused input leaves nothing behind,
+/// accent- and case-insensitive search, clear errors, edits, deletes and exports.
+final class NotesStoreTests: XCTestCase {
+    var fixture: NotesFixture!
+    override func setUpWithError() throws { fixture = try NotesFixture() }
+    override func tearDown() { fixture.remove() }
+
+    func testAddSavesAtOnceWithEveryStageQueued() throws {
+        let store = try fixture.store()
+        let path = try fixture.speech("Remember to call the plumber.", name: "memo.wav")
+        let started = Date()
+        let id = try store.add(path: path, tags: ["home", "todo"])
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1.0)
+        let note = try store.note(id)
+        XCTAssertEqual(note.sourceName, "memo.wav")
+        XCTAssertEqual(note.tags, ["home", "todo"])
+        XCTAssertEqual(note.stages.map(\.stage), NoteStage.allCases)
+        XCTAssertTrue(note.stages.allSatisfy { $0.state == .pending })
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: note.audioPath)), try Data(contentsOf: URL(fileURLWithPath: path)))
+        XCTAssertGreaterThan(note.duration, 1)
+        XCTAssertEqual(try store.list(tag: "TODO").map(\.id), [id], "tags ignore case")
+        XCTAssertEqual(try store.list(since: Date().addingTimeInterval(60)).count, 0)
+    }
+
+    func testNonAudioCorruptAndMissingFilesAreRefusedAndNothingIsStored() throws {
+        let store = try fixture.store()
+        let text = fixture.home.appendingPathComponent("notes.txt")
+        try "shopping list: eggs".write(to: text, atomically: true, encoding: .utf8)
+        let truncated = fixture.home.appendingPathComponent("cut.wav")
+        try TestAudio.wav16(TestAudio.tone(frequency: 300, seconds: 1, rate: 16_000), rate: 16_000).prefix(30).write(to: truncated)
+        let empty = fixture.home.appendingPathComponent("empty.wav")
+        try Data().write(to: empty)
+        for path in [text.path, truncated.path, empty.path, fixture.home.appendingPathComponent("missing.wav").path] {
+            XCTAssertThrowsError(try store.add(path: path)) {
+                let message = $0.localizedDescription
+                XCTAssertTrue(message.hasPrefix(path + ": ") && message.hasSuffix("nothing was stored"), message)
+            }
+        }
+        XCTAssertEqual(store.count, 0)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: store.audioDirectory.path), [])
+    }
+
+    func testWordSearchIgnoresCaseAndAccentsAndRanksTitleMatches() throws {
+        let store = try fixture.store()
+        let cafe = try fixture.note(store, title: "Morning plans", transcript: "Meet Zoë at the Café on Rue Saint-Honoré at nine.")
+        let other = try fixture.note(store, title: "Cafe opening", transcript: "The new place downstairs opens next week.")
+        _ = try fixture.note(store, title: "Budget", transcript: "Quarterly costs went up by ten percent.")
+        let search = NotesSearch(store: store, modelStore: fixture.modelStore)
+        for query in ["cafe", "CAFÉ", "Cafe", "zoe", "honore"] {
+            let ids = try search.search(query, mode: .words).map(\.id)
+            XCTAssertTrue(ids.contains(cafe), "\(query) finds the café note: \(ids)")
+        }
+        XCTAssertEqual(try search.search("cafe", mode: .words).first?.id, other, "a title match ranks first")
+        XCTAssertEqual(try search.search("cafe zoe", mode: .words).map(\.id), [cafe], "all words must appear")
+        XCTAssertEqual(try search.search("budget OR honore", mode: .words).count, 2, "FTS5 syntax passes through")
+        let hit = try search.search("saint", mode: .words, highlight: ("[", "]")).first
+        XCTAssertTrue(hit?.snippet.contains("[Saint]") ?? false, hit?.snippet ?? "no hit")
+    }
+
+    func testBadQueriesAndUnknownIdsGiveClearErrors() throws {
+        let store = try fixture.store()
+        _ = try fixture.note(store, title: "A", transcript: "alpha beta")
+        let search = NotesSearch(store: store, modelStore: fixture.modelStore)
+        XCTAssertThrowsError(try search.search("   ")) { XCTAssertEqual($0 as? NotesError, .emptyQuery) }
+        for bad in ["alpha AND (beta", "\"unclosed", "NOT", "alpha AND"] {
+            XCTAssertThrowsError(try search.search(bad, mode: .words)) {
+                let message = $0.localizedDescription
+                XCTAssertTrue(message.hasPrefix("cannot search for '\(bad)': malformed search syntax"), message)
+                XCTAssertFalse(message.contains("SELECT"), "no SQL in messages: \(message)")
+            }
+        }
+        XCTAssertThrowsError(try search.search("!!!", mode: .words)) {
+            XCTAssertTrue($0.localizedDescription.contains("no words to look for"), $0.localizedDescription)
+        }
+        XCTAssertThrowsError(try store.note(999)) { XCTAssertEqual($0 as? NotesError, .unknownNote(999)) }
+        XCTAssertThrowsError(try store.delete(999)) { XCTAssertEqual($0 as? NotesError, .unknownNote(999)) }
+        XCTAssertThrowsError(try store.edit(999, title: "x")) { XCTAssertEqual($0 as? NotesError, .unknownNote(999)) }
+    }
+
+    func testEditDeleteAndSchemaVersion() throws {
+        let store = try fixture.store()
+        let id = try fixture.note(store, title: "Old", transcript: "words", tags: ["a"])
+        try store.edit(id, title: "New title", addTags: ["b"], removeTags: ["a"])
+        var note = try store.note(id)
+        XCTAssertEqual(note.title, "New title")
+        XCTAssertEqual(note.titleBy, "user")
+        XCTAssertEqual(note.tags, ["b"])
+        XCTAssertEqual(try NotesSearch(store: store, modelStore: fixture.modelStore).search("new", mode: .words).map(\.id), [id])
+        note = try store.note(id)
+        try store.delete(id)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: note.audioPath), "the recording goes with the note")
+        XCTAssertEqual(try NotesSearch(store: store, modelStore: fixture.modelStore).search("new", mode: .words).count, 0)
+        XCTAssertEqual(try store.db.query("PRAGMA user_version").first?.first?.int, NotesSchema.migrations.count)
+        XCTAssertEqual(try store.db.query("PRAGMA journal_mode").first?.first?.string, "wal")
+        try store.db.execute("PRAGMA user_version = 99")
+        XCTAssertThrowsError(try NotesStore(directory: store.directory)) {
+            XCTAssertTrue($0.localizedDescription.contains("schema version 99"), $0.localizedDescription)
+        }
+    }
+
+    func testExportsParse() throws {
+        let store = try fixture.store()
+        let id = try fixture.note(store, title: "Café plans", transcript: "first part. second part.")
+        let segments = [TranscriptSegment(start: 0, end: 1.5, text: "first part."), TranscriptSegment(start: 1.5, end: 3.25, text: "second part.")]
+        try store.db.query("UPDATE notes SET segments = ?, summary = 'Plans.', actions = '[\"Book a table\"]' WHERE id = ?",
+                           [.text(String(decoding: try JSONEncoder().encode(segments), as: UTF8.self)), .integer(Int64(id))])
+        let note = try store.note(id)
+        let dir = fixture.home.appendingPathComponent("out")
+        let srt = try String(contentsOf: NotesExporter.export(note, format: .srt, to: dir), encoding: .utf8)
+        XCTAssertTrue(srt.hasPrefix("1\n00:00:00,000 --> 00:00:01,500\nfirst part.\n\n2\n00:00:01,500 --> 00:00:03,250\nsecond part."), srt)
+        let vtt = try String(contentsOf: NotesExporter.export(note, format: .vtt, to: dir), encoding: .utf8)
+        XCTAssertTrue(vtt.hasPrefix("WEBVTT\n\n") && vtt.contains("00:00:01.500 --> 00:00:03.250\nsecond part."), vtt)
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: NotesExporter.export(note, format: .json, to: dir))) as! [String: Any]
+        XCTAssertEqual(json["title"] as? String, "Café plans")
+        XCTAssertEqual(json["actions"] as? [String], ["Book a table"])
+        XCTAssertEqual((json["segments"] as? [[String: Any]])?.count, 2)
+        let md = try String(contentsOf: NotesExporter.export(note, format: .md, to: dir), encoding: .utf8)
+        XCTAssertTrue(md.hasPrefix("# Café plans\n") && md.contains("- [ ] Book a table") && md.contains("[00:01] second part."), md)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(),
+                       ["\(id)-cafe-plans.json", "\(id)-cafe-plans.md", "\(id)-cafe-plans.srt", "\(id)-cafe-plans.vtt"])
+    }
+}

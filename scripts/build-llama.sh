@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Builds libllama (+ ggml) as shared libraries from the llama.cpp tree vendored in the pinned
+# llama-cpp-python sdist, with Debian's cmake, and installs them with their headers into OUT.
+# Idempotent: a finished build (stamp = sdist SHA-256) is kept. usage: build-llama.sh SDIST OUT
+set -euo pipefail
+SDIST=$1
+OUT=$2
+want="$(sha256sum "$SDIST" | cut -d" " -f1) $(sha256sum "$0" | cut -d" " -f1)"
+[ "$(cat "$OUT/.earshot-stamp" 2>/dev/null)" = "$want" ] && exit 0
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+tar xzf "$SDIST" -C "$WORK"
+SRC=$(echo "$WORK"/llama_cpp_python-*/vendor/llama.cpp)
+# only the library: no tools, examples, tests or server; portable CPU code (no -march=native), so the
+# build runs on any x86-64 machine the cache is copied to
+cmake -S "$SRC" -B "$WORK/build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON \
+  -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF \
+  -DLLAMA_BUILD_COMMON=OFF -DLLAMA_CURL=OFF -DGGML_NATIVE=OFF -DGGML_OPENMP=OFF \
+  -DCMAKE_INSTALL_RPATH='$ORIGIN' -DCMAKE_BUILD_WITH_INSTALL_RPATH=ON -DCMAKE_INSTALL_PREFIX="$OUT.tmp" > "$WORK/configure.log"
+cmake --build "$WORK/build" --target llama -j "$(nproc)" > "$WORK/build.log" || { tail -40 "$WORK/build.log" >&2; exit 1; }
+rm -rf "$OUT.tmp" && mkdir -p "$OUT.tmp/lib" "$OUT.tmp/include"
+find "$WORK/build" -name 'lib*.so*' -exec cp -a {} "$OUT.tmp/lib/" \;
+cp "$SRC/include/llama.h" "$SRC"/ggml/include/*.h "$OUT.tmp/include/"
+echo "$want" > "$OUT.tmp/.earshot-stamp"
+rm -rf "$OUT" && mv "$OUT.tmp" "$OUT"
