@@ -68,6 +68,10 @@ let package = Package(
                                                           "EarshotNotes", "EarshotLanguage"],
                           swiftSettings: sherpaHeaders + llamaHeaders, linkerSettings: sherpaLibraries + llamaLibraries),
 
+        // Benchmark driver for bench/notes.py: in-process search timings on a generated store.
+        .executableTarget(name: "earshot-bench", dependencies: ["EarshotNotes"],
+                          swiftSettings: sherpaHeaders + llamaHeaders, linkerSettings: sherpaLibraries + llamaLibraries),
+
         // Helpers shared by the test targets: espeak-ng synthesis, shared evaluation data, running the CLI.
         .target(name: "EarshotTestSupport", dependencies: ["EarshotCore"], path: "Tests/Support"),
         .testTarget(name: "EarshotCoreTests", dependencies: ["EarshotCore", "EarshotTestSupport"]),

@@ -51,6 +51,9 @@ public final class LanguageModel: @unchecked Sendable {
     private let context: OpaquePointer
     private let vocab: OpaquePointer
     private let template: String?
+    /// The tokens whose keys and values are in the context now: a request that starts the same way (the
+    /// same transcript, another question) decodes only what differs.
+    private var cached: [llama_token] = []
     /// Tokens generated and seconds spent, over this model's life (for tokens/s reports).
     public private(set) var generatedTokens = 0
     public private(set) var promptTokens = 0
@@ -147,23 +150,30 @@ public final class LanguageModel: @unchecked Sendable {
         guard tokens.count + maxTokens <= contextTokens else {
             throw LanguageError.failed("the prompt (\(tokens.count) tokens) does not fit the \(contextTokens)-token context")
         }
-        llama_memory_clear(llama_get_memory(context), true)
         var grammarSampler: UnsafeMutablePointer<llama_sampler>?
         if let grammar {
             guard let g = llama_sampler_init_grammar(vocab, grammar, "root") else { throw LanguageError.failed("invalid grammar") }
             grammarSampler = g
         }
         defer { if let grammarSampler { llama_sampler_free(grammarSampler) } }
-        // the prompt in batches of at most n_batch tokens
-        var input = tokens
+        // keep the longest prefix already in the context (at least the last token is decoded again, for its logits)
         var position = 0
+        while position < min(cached.count, tokens.count - 1) && cached[position] == tokens[position] { position += 1 }
+        if !llama_memory_seq_rm(llama_get_memory(context), 0, Int32(position), -1) {
+            llama_memory_clear(llama_get_memory(context), true)
+            position = 0
+        }
+        cached = Array(tokens[..<position])
+        promptTokens += tokens.count - position
+        // the rest of the prompt in batches of at most n_batch tokens
+        var input = tokens
         while position < input.count {
             let n = min(512, input.count - position)
             let rc = input.withUnsafeMutableBufferPointer { llama_decode(context, llama_batch_get_one($0.baseAddress! + position, Int32(n))) }
-            guard rc == 0 else { throw LanguageError.failed("decoding the prompt failed (\(rc))") }
+            guard rc == 0 else { cached = []; throw LanguageError.failed("decoding the prompt failed (\(rc))") }
             position += n
         }
-        promptTokens += tokens.count
+        cached = tokens
         var bytes: [UInt8] = []
         var produced = 0
         while produced < maxTokens {
@@ -172,7 +182,8 @@ public final class LanguageModel: @unchecked Sendable {
             bytes += LlamaRuntime.piece(token, vocab: vocab).map { UInt8(bitPattern: $0) }
             produced += 1
             let rc = llama_decode(context, llama_batch_get_one(&token, 1))
-            guard rc == 0 else { throw LanguageError.failed("decoding failed (\(rc))") }
+            guard rc == 0 else { cached = []; throw LanguageError.failed("decoding failed (\(rc))") }
+            cached.append(token)
         }
         generatedTokens += produced
         generationSeconds += Date().timeIntervalSince(started)

@@ -1,11 +1,11 @@
+import EarshotCore
 import Foundation
 
 /// Every note's text embedding in one matrix, for nearest-neighbour search by dot product (vectors are
 /// unit length). Loaded from the store once and reloaded only when the set of embedded notes changes.
 final class SemanticIndex: @unchecked Sendable {
     private var ids: [Int] = []
-    private var vectors: [Float] = []
-    private var dimension = 0
+    private var matrix = Matrix(rows: 0, columns: 0)
     private var signature: [SQLValue] = []
 
     static func blob(_ vector: [Float]) -> Data { vector.withUnsafeBytes { Data($0) } }
@@ -26,21 +26,19 @@ final class SemanticIndex: @unchecked Sendable {
             ids.append(id)
             vectors += v
         }
-        (self.ids, self.vectors, self.dimension, signature) = (ids, vectors, dimension, now)
+        (self.ids, matrix, signature) = (ids, Matrix(rows: ids.count, columns: dimension, values: vectors), now)
     }
 
-    /// Notes by cosine to `query`, best first.
+    /// Notes by cosine to `query`, best first: one matrix-vector product (BLAS), then a partial selection.
     func nearest(_ query: [Float], limit: Int) -> [(id: Int, cosine: Float)] {
-        guard dimension == query.count, !ids.isEmpty else { return [] }
-        var scores = [Float](repeating: 0, count: ids.count)
-        vectors.withUnsafeBufferPointer { m in
-            for r in 0..<ids.count {
-                var s: Float = 0
-                let base = r * dimension
-                for c in 0..<dimension { s += m[base + c] * query[c] }
-                scores[r] = s
-            }
+        guard matrix.columns == query.count, !ids.isEmpty, limit > 0 else { return [] }
+        let scores = matrix.multiplied(by: Matrix(rows: query.count, columns: 1, values: query)).values
+        var top: [(index: Int, score: Float)] = []  // best first, at most `limit`
+        for (i, s) in scores.enumerated() where top.count < limit || s > top[top.count - 1].score {
+            let at = top.firstIndex { s > $0.score } ?? top.count
+            top.insert((i, s), at: at)
+            if top.count > limit { top.removeLast() }
         }
-        return scores.indices.sorted { scores[$0] > scores[$1] }.prefix(limit).map { (ids[$0], scores[$0]) }
+        return top.map { (ids[$0.index], $0.score) }
     }
 }

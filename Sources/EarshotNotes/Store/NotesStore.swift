@@ -160,6 +160,18 @@ public final class NotesStore: @unchecked Sendable {
                     transcript: row[9].string ?? "", segments: segments, languageModel: row[11].string ?? "", tags: tags, stages: stages)
     }
 
+    /// The baseline the full-text index is measured against (bench/notes.py): a plain scan with LIKE,
+    /// every word required somewhere in title, summary or transcript (ASCII case only, no accents).
+    public func likeScan(_ query: String, limit: Int) throws -> [Int] {
+        let words = query.split(separator: " ").map(String.init)
+        guard !words.isEmpty else { throw NotesError.emptyQuery }
+        let condition = words.map { _ in "(title || ' ' || summary || ' ' || transcript) LIKE ?" }.joined(separator: " AND ")
+        return try guarded {
+            try db.query("SELECT id FROM notes WHERE \(condition) ORDER BY created DESC LIMIT \(limit)", words.map { .text("%\($0)%") })
+                .compactMap { $0[0].int }
+        }
+    }
+
     // MARK: changing
 
     /// Sets a title by hand (the pipeline then leaves it alone) and/or adds and removes tags.

@@ -1,0 +1,67 @@
+import EarshotCore
+import EarshotTestSupport
+import Foundation
+import XCTest
+
+/// `earshot notes` as a user runs it, in a private EARSHOT_HOME: help, add/list/show/search/export,
+/// and the errors for bad files, bad queries and unknown ids.
+final class NotesCommandTests: XCTestCase {
+    var home: URL!
+    var env: [String: String] { ["EARSHOT_HOME": home.path] }
+
+    override func setUpWithError() throws {
+        home = TestAudio.temporaryDirectory()
+        for name in ["runtime", "models"] {
+            try FileManager.default.createSymbolicLink(at: home.appendingPathComponent(name),
+                                                       withDestinationURL: ModelStore.defaultHome.appendingPathComponent(name))
+        }
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(at: home) }
+
+    func testHelpForEveryNotesCommand() throws {
+        for sub in ["add", "record", "process", "retry", "list", "show", "search", "edit", "delete", "export", "seed"] {
+            let r = try CLI.run(["notes", sub, "--help"], environment: env)
+            XCTAssertEqual(r.status, 0, sub)
+            XCTAssertTrue(r.stdout.contains("EXAMPLES:"), sub)
+        }
+    }
+
+    func testAddListShowSearchExportAndErrors() throws {
+        let wav = home.appendingPathComponent("memo.wav")
+        try TestAudio.speak("Book the café for Friday.", to: wav)
+        let junk = home.appendingPathComponent("junk.mp3")
+        try "not audio".write(to: junk, atomically: true, encoding: .utf8)
+
+        let add = try CLI.run(["notes", "add", wav.path, junk.path, "--tag", "work"], environment: env)
+        XCTAssertEqual(add.status, 1, "one file was refused")
+        XCTAssertTrue(add.stdout.contains("note 1: saved"), add.stdout)
+        XCTAssertTrue(add.stderr.contains("\(junk.path): ") && add.stderr.contains("nothing was stored"), add.stderr)
+
+        let list = try CLI.run(["notes", "list", "--json"], environment: env)
+        let notes = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as! [[String: Any]]
+        XCTAssertEqual(notes.count, 1)
+        XCTAssertEqual(notes[0]["status"] as? String, "waiting: transcribe")
+        XCTAssertEqual(notes[0]["tags"] as? [String], ["work"])
+
+        XCTAssertEqual(try CLI.run(["notes", "show", "1"], environment: env).status, 0)
+        let unknown = try CLI.run(["notes", "show", "42"], environment: env)
+        XCTAssertEqual(unknown.status, 1)
+        XCTAssertTrue(unknown.stderr.contains("no note with id 42"), unknown.stderr)
+        XCTAssertEqual(try CLI.run(["notes", "show", "x"], environment: env).status, 2)
+
+        let empty = try CLI.run(["notes", "search", " "], environment: env)
+        XCTAssertEqual(empty.status, 1)
+        XCTAssertTrue(empty.stderr.contains("the search query is empty"), empty.stderr)
+        let malformed = try CLI.run(["notes", "search", "cafe AND (", "--words"], environment: env)
+        XCTAssertEqual(malformed.status, 1)
+        XCTAssertTrue(malformed.stderr.contains("malformed search syntax"), malformed.stderr)
+
+        let out = home.appendingPathComponent("out")
+        let export = try CLI.run(["notes", "export", "--all", "--format", "json", "-o", out.path], environment: env)
+        XCTAssertEqual(export.status, 0, export.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path).count, 1)
+        XCTAssertEqual(try CLI.run(["notes", "delete", "1"], environment: env).status, 0)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: home.appendingPathComponent("notes/audio").path), [])
+    }
+}
