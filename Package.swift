@@ -69,7 +69,7 @@ let package = Package(
                           swiftSettings: sherpaHeaders + llamaHeaders, linkerSettings: sherpaLibraries + llamaLibraries),
 
         // Benchmark driver for bench/notes.py: in-process search timings on a generated store.
-        .executableTarget(name: "earshot-bench", dependencies: ["EarshotNotes"],
+        .executableTarget(name: "earshot-bench", dependencies: ["EarshotNotes", "EarshotLanguage"],
                           swiftSettings: sherpaHeaders + llamaHeaders, linkerSettings: sherpaLibraries + llamaLibraries),
 
         // Helpers shared by the test targets: espeak-ng synthesis, shared evaluation data, running the CLI.

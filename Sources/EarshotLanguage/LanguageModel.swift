@@ -61,21 +61,8 @@ public final class LanguageModel: @unchecked Sendable {
 
     public init(_ choice: LanguageModelChoice = .standard, store: ModelStore = ModelStore(), threads: Int = 2,
                 contextTokens: Int = 4096) throws {
-        LlamaRuntime.start()
         let path = try store.file(choice.file, of: "language model \(choice.rawValue)")
-        var params = llama_model_default_params()
-        params.n_gpu_layers = 0
-        guard let model = llama_model_load_from_file(path, params) else { throw LanguageError.failedToLoad(path: path) }
-        var cparams = llama_context_default_params()
-        cparams.n_ctx = UInt32(contextTokens)
-        cparams.n_batch = 512
-        cparams.n_threads = Int32(threads)
-        cparams.n_threads_batch = Int32(threads)
-        cparams.no_perf = true
-        guard let context = llama_init_from_model(model, cparams) else {
-            llama_model_free(model)
-            throw LanguageError.failed("cannot create a context of \(contextTokens) tokens")
-        }
+        let (model, context) = try LlamaRuntime.load(path, contextTokens: contextTokens, threads: threads, embeddings: false)
         self.choice = choice
         self.contextTokens = contextTokens
         self.model = model

@@ -13,6 +13,31 @@ enum LlamaRuntime {
 
     static func start() { _ = initialised }
 
+    /// A model file loaded on the CPU and a context over it, or an error naming the file. For embeddings
+    /// the whole text is one batch and the output is pooled by mean.
+    static func load(_ path: String, contextTokens: Int, threads: Int, embeddings: Bool) throws -> (model: OpaquePointer, context: OpaquePointer) {
+        start()
+        var params = llama_model_default_params()
+        params.n_gpu_layers = 0
+        guard let model = llama_model_load_from_file(path, params) else { throw LanguageError.failedToLoad(path: path) }
+        var cparams = llama_context_default_params()
+        cparams.n_ctx = UInt32(contextTokens)
+        cparams.n_batch = UInt32(embeddings ? contextTokens : 512)
+        if embeddings {
+            cparams.n_ubatch = UInt32(contextTokens)
+            cparams.embeddings = true
+            cparams.pooling_type = LLAMA_POOLING_TYPE_MEAN
+        }
+        cparams.n_threads = Int32(threads)
+        cparams.n_threads_batch = Int32(threads)
+        cparams.no_perf = true
+        guard let context = llama_init_from_model(model, cparams) else {
+            llama_model_free(model)
+            throw LanguageError.failed("cannot create a context of \(contextTokens) tokens for \(path)")
+        }
+        return (model, context)
+    }
+
     /// Text of a vocabulary token.
     static func piece(_ token: llama_token, vocab: OpaquePointer) -> [CChar] {
         var buffer = [CChar](repeating: 0, count: 64)

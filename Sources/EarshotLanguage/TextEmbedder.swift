@@ -15,24 +15,8 @@ public final class TextEmbedder: @unchecked Sendable {
     private let vocab: OpaquePointer
 
     public init(store: ModelStore = ModelStore(), threads: Int = 2) throws {
-        LlamaRuntime.start()
         let path = try store.file(Self.file, of: "text embedding model")
-        guard let model = llama_model_load_from_file(path, llama_model_default_params()) else {
-            throw LanguageError.failedToLoad(path: path)
-        }
-        var cparams = llama_context_default_params()
-        cparams.n_ctx = UInt32(Self.maxTokens)
-        cparams.n_batch = UInt32(Self.maxTokens)
-        cparams.n_ubatch = UInt32(Self.maxTokens)
-        cparams.n_threads = Int32(threads)
-        cparams.n_threads_batch = Int32(threads)
-        cparams.embeddings = true
-        cparams.pooling_type = LLAMA_POOLING_TYPE_MEAN
-        cparams.no_perf = true
-        guard let context = llama_init_from_model(model, cparams) else {
-            llama_model_free(model)
-            throw LanguageError.failed("cannot create an embedding context")
-        }
+        let (model, context) = try LlamaRuntime.load(path, contextTokens: Self.maxTokens, threads: threads, embeddings: true)
         self.model = model
         self.context = context
         vocab = llama_model_get_vocab(model)

@@ -1,3 +1,4 @@
+import EarshotLanguage
 import EarshotNotes
 import Foundation
 
@@ -13,6 +14,30 @@ func milliseconds(_ body: () throws -> Void) rethrows -> Double {
 }
 
 let args = Array(CommandLine.arguments.dropFirst())
+// earshot-bench llm default|small TRANSCRIPT.txt: the note writer's three requests, timed one by one
+if args.count == 3, args[0] == "llm", let choice = LanguageModelChoice(rawValue: args[1]),
+   let transcript = try? String(contentsOfFile: args[2], encoding: .utf8) {
+    let model = try LanguageModel(choice)
+    let writer = NoteWriter(model: model)
+    // raw speeds: a prompt alone (prefill), then free generation without a grammar
+    var t = Date()
+    _ = try model.reply(to: [.init("user", transcript + "\nReply with OK.")], maxTokens: 1)
+    let prefill = (model.promptTokens, Date().timeIntervalSince(t))
+    t = Date()
+    let before = model.generatedTokens
+    _ = try model.reply(to: [.init("user", "Count from one to forty in words, separated by commas.")], maxTokens: 64)
+    print(String(format: "prefill: %d tokens in %.2f s (%.0f tokens/s); generation: %d tokens in %.2f s (%.1f tokens/s)",
+                 prefill.0, prefill.1, Double(prefill.0) / prefill.1, model.generatedTokens - before, Date().timeIntervalSince(t),
+                 Double(model.generatedTokens - before) / Date().timeIntervalSince(t)))
+    for round in 1...2 {
+        let start = Date()
+        let text = try writer.write(transcript: transcript)
+        print(String(format: "round %d: %.2f s, %d prompt tokens decoded, %d generated, %.1f s generating in all", round,
+                     Date().timeIntervalSince(start), model.promptTokens, model.generatedTokens, model.generationSeconds))
+        print("  \(text.title) | \(text.summary) | \(text.actions)")
+    }
+    exit(0)
+}
 guard args.count >= 4, args[0] == "notes-search", let rounds = Int(args[2]) else {
     FileHandle.standardError.write(Data("usage: earshot-bench notes-search STORE_DIR ROUNDS QUERY...\n".utf8))
     exit(2)
@@ -20,6 +45,7 @@ guard args.count >= 4, args[0] == "notes-search", let rounds = Int(args[2]) else
 do {
     let store = try NotesStore(directory: URL(fileURLWithPath: args[1]))
     let search = NotesSearch(store: store)
+    let embedder = try TextEmbedder()  // the meaning search's first step, timed alone
     let queries = Array(args[3...])
     _ = try search.search(queries[0], mode: .both)  // loads the embedding model and the index once
     var result: [String: [Double]] = [:]
@@ -29,6 +55,7 @@ do {
                 result[mode.rawValue, default: []].append(try milliseconds { _ = try search.search(q, mode: mode, limit: 10) })
             }
             result["like", default: []].append(try milliseconds { _ = try store.likeScan(q, limit: 10) })
+            result["query_embedding", default: []].append(try milliseconds { _ = try embedder.embed(q) })
         }
     }
     let data = try JSONSerialization.data(withJSONObject: ["notes": store.count, "latency_ms": result], options: [.sortedKeys])

@@ -27,6 +27,19 @@ final class NotesCommandTests: XCTestCase {
         }
     }
 
+    func testRecordFromStandardInputSavesWhatWasRecorded() throws {
+        let speech = try TestAudio.speech("This note was recorded from a pipe.")
+        let r = try CLI.run(["notes", "record", "-", "--tag", "piped"], stdin: TestAudio.rawS16(speech.samples), environment: env)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("note 1: saved"), r.stdout)
+        let list = try CLI.run(["notes", "list", "--json"], environment: env)
+        let notes = try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as! [[String: Any]]
+        XCTAssertEqual(notes.first?["tags"] as? [String], ["piped"])
+        XCTAssertEqual(notes.first?["duration"] as? Double ?? 0, Double(speech.samples.count) / 16_000, accuracy: 0.01)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: home.appendingPathComponent("notes/recordings").path), [],
+                       "the temporary recording is gone once the store has its copy")
+    }
+
     func testAddListShowSearchExportAndErrors() throws {
         let wav = home.appendingPathComponent("memo.wav")
         try TestAudio.speak("Book the café for Friday.", to: wav)

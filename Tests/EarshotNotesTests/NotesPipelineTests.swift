@@ -71,6 +71,17 @@ final class NotesPipelineTests: XCTestCase {
         XCTAssertEqual(Titles.keywords(from: Self.meeting), "Budget, Notes, Meeting")
     }
 
+    func testLongTranscriptsAreCutIntoChunksBetweenSentences() {
+        let sentence = "The quarterly figures were discussed at length by the whole team."  // 11 words
+        let text = Array(repeating: sentence, count: 30).joined(separator: " ")
+        let words: (String) -> Int = { $0.split(separator: " ").count }
+        let chunks = NoteWriter.chunks(of: text, maxTokens: 100, count: words)
+        XCTAssertEqual(chunks.count, 4, "330 words in chunks of at most 100: 9 sentences each")
+        XCTAssertTrue(chunks.allSatisfy { words($0) <= 100 && $0.hasSuffix("team.") && $0.hasPrefix("The") })
+        XCTAssertEqual(chunks.joined(separator: " "), text, "nothing lost or repeated")
+        XCTAssertEqual(NoteWriter.chunks(of: sentence, maxTokens: 100, count: words), [sentence])
+    }
+
     func testEmptyTranscriptNeedsNoModel() throws {
         try smallModelOrSkip()
         let writer = NoteWriter(model: try LanguageModel(.small, store: fixture.modelStore))

@@ -36,7 +36,9 @@ public final class NotesSearch: @unchecked Sendable {
         case .meaning: return try meaning(query, limit: limit)
         case .both:
             let w = try words(query, limit: limit * 2, highlight: highlight)
-            let m = try meaning(query, limit: limit * 2)
+            // without the embedding model installed, the default search still answers by words
+            let m: [Hit]
+            do { m = try meaning(query, limit: limit * 2) } catch is ModelError { m = [] }
             var fused: [Int: (hit: Hit, score: Double)] = [:]
             for list in [w, m] {
                 for (rank, hit) in list.enumerated() {

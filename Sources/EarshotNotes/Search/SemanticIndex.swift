@@ -2,7 +2,7 @@ import EarshotCore
 import Foundation
 
 /// Every note's text embedding in one matrix, for nearest-neighbour search by dot product (vectors are
-/// unit length). Loaded from the store once and reloaded only when the set of embedded notes changes.
+/// unit length). Loaded from the store once and reloaded only after the database has changed.
 final class SemanticIndex: @unchecked Sendable {
     private var ids: [Int] = []
     private var matrix = Matrix(rows: 0, columns: 0)
@@ -15,7 +15,9 @@ final class SemanticIndex: @unchecked Sendable {
     }
 
     func refresh(_ db: SQLiteDatabase) throws {
-        let now = try db.query("SELECT count(*), max(id), total(length(embedding)) FROM notes WHERE embedding IS NOT NULL").first ?? []
+        // data_version moves when another connection commits, total_changes when this one writes: both
+        // cost nothing, where counting the embedded notes read the whole table (10 ms on 10,000 notes)
+        let now = (try db.query("PRAGMA data_version").first ?? []) + (try db.query("SELECT total_changes()").first ?? [])
         guard now != signature else { return }
         var ids: [Int] = [], vectors: [Float] = [], dimension = 0
         for row in try db.query("SELECT id, embedding FROM notes WHERE embedding IS NOT NULL") {
@@ -29,10 +31,25 @@ final class SemanticIndex: @unchecked Sendable {
         (self.ids, matrix, signature) = (ids, Matrix(rows: ids.count, columns: dimension, values: vectors), now)
     }
 
-    /// Notes by cosine to `query`, best first: one matrix-vector product (BLAS), then a partial selection.
+    /// Notes by cosine to `query`, best first: dot products 16 lanes at a time (BLAS would start threads
+    /// that fight llama.cpp's for the 2 cores: 60 ms instead of a few), then a partial selection.
     func nearest(_ query: [Float], limit: Int) -> [(id: Int, cosine: Float)] {
-        guard matrix.columns == query.count, !ids.isEmpty, limit > 0 else { return [] }
-        let scores = matrix.multiplied(by: Matrix(rows: query.count, columns: 1, values: query)).values
+        let d = matrix.columns
+        guard d == query.count, d % 16 == 0, !ids.isEmpty, limit > 0 else { return [] }
+        var scores = [Float](repeating: 0, count: ids.count)
+        matrix.values.withUnsafeBufferPointer { m in
+            query.withUnsafeBufferPointer { q in
+                let rows = UnsafeRawPointer(m.baseAddress!), lanes = UnsafeRawPointer(q.baseAddress!)
+                for r in 0..<ids.count {
+                    var sum = SIMD16<Float>()
+                    for c in stride(from: 0, to: d, by: 16) {
+                        sum += rows.loadUnaligned(fromByteOffset: (r * d + c) * 4, as: SIMD16<Float>.self)
+                            * lanes.loadUnaligned(fromByteOffset: c * 4, as: SIMD16<Float>.self)
+                    }
+                    scores[r] = sum.sum()
+                }
+            }
+        }
         var top: [(index: Int, score: Float)] = []  // best first, at most `limit`
         for (i, s) in scores.enumerated() where top.count < limit || s > top[top.count - 1].score {
             let at = top.firstIndex { s > $0.score } ?? top.count
