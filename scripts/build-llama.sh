@@ -12,9 +12,9 @@ trap 'rm -rf "$WORK"' EXIT
 tar xzf "$SDIST" -C "$WORK"
 SRC=$(echo "$WORK"/llama_cpp_python-*/vendor/llama.cpp)
 # only the library: no tools, examples, tests or server. Setup builds on the machine that runs it, so
-# the CPU code is built for this CPU (AVX2/AVX-512 where present): the portable baseline generated
-# tokens 5x slower (5.5 vs ~30 tokens/s, BENCHMARKS.md). A cache copied to an older CPU needs a rebuild:
-# delete runtime/llama and run setup again.
+# the CPU code is built for this CPU (AVX2/AVX-512 where present): the portable baseline took 22 s
+# instead of 14 s for a note's title, summary and actions (BENCHMARKS.md). A cache copied to an older CPU
+# needs a rebuild: delete runtime/llama and run setup again.
 cmake -S "$SRC" -B "$WORK/build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON \
   -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF \
   -DLLAMA_BUILD_COMMON=OFF -DLLAMA_CURL=OFF -DGGML_NATIVE=ON -DGGML_OPENMP=OFF \

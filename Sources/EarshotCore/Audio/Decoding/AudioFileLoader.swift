@@ -20,6 +20,10 @@ public struct AudioFileLoader: Sendable {
     /// Checks that a file decodes and returns its length in seconds, without resampling (voice notes
     /// accept or refuse a recording this way before storing it).
     public func duration(path: String) throws -> Double {
+        if path != "-", let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped),
+           Self.sniff(data) == .wav, let (frames, rate) = try? WAVDecoder().inspect(data, path: path) {
+            return Double(frames) / Double(rate)  // the header says it all; anything odd is decoded in full below
+        }
         let audio = try decoded(path: path)
         return Double(audio.frameCount) / Double(audio.sampleRate)
     }

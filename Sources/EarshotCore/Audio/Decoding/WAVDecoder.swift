@@ -8,13 +8,34 @@ public struct WAVDecoder: Sendable {
 
     private enum Encoding { case pcm, float }
 
+    private typealias Format = (encoding: Encoding, channels: Int, rate: Int, bits: Int, blockAlign: Int)
+
     public func decode(_ data: Data, path: String) throws -> DecodedAudio {
         let bytes = [UInt8](data)
+        let (fmt, body, usable) = try locate(bytes, path: path)
+        let samples = convert(bytes, from: body, count: usable / (fmt.bits / 8), fmt.encoding, bits: fmt.bits)
+        return DecodedAudio(interleaved: samples, channels: fmt.channels, sampleRate: fmt.rate)
+    }
+
+    /// Frames and rate from the header alone, with the same checks as `decode` (voice notes accept a
+    /// 10-minute recording in milliseconds this way).
+    public func inspect(_ data: Data, path: String) throws -> (frames: Int, sampleRate: Int) {
+        // only the chunk headers are read; the bytes of the samples are not touched
+        let bytes = [UInt8](data.prefix(1 << 16))
+        let (fmt, _, usable) = try locate(bytes, path: path, totalCount: data.count)
+        guard usable > 0 else { throw AudioError.noSamples(path: path) }
+        return (usable / fmt.blockAlign, fmt.rate)
+    }
+
+    /// The format, where the samples start, and how many bytes of whole frames there are. `bytes` may be
+    /// the start of a file of `totalCount` bytes as long as it holds the header.
+    private func locate(_ bytes: [UInt8], path: String, totalCount: Int? = nil) throws -> (Format, Int, Int) {
+        let total = totalCount ?? bytes.count
         guard bytes.count >= 12, tag(bytes, 0) == "RIFF", tag(bytes, 8) == "WAVE" else {
             throw AudioError.notAudio(path: path, detail: "no RIFF/WAVE header")
         }
         var offset = 12
-        var format: (encoding: Encoding, channels: Int, rate: Int, bits: Int, blockAlign: Int)?
+        var format: Format?
         while offset + 8 <= bytes.count {
             let id = tag(bytes, offset)
             let size = Int(le32(bytes, offset + 4))
@@ -29,16 +50,14 @@ public struct WAVDecoder: Sendable {
                 guard let fmt = format else {
                     throw AudioError.unsupported(path: path, detail: "data chunk before fmt chunk")
                 }
-                let available = bytes.count - body
+                let available = total - body
                 let streamed = size == 0xFFFF_FFFF || (size == 0 && available > 0)
                 if !streamed && size > available {
                     throw AudioError.truncated(
                         path: path, detail: "header promises \(size) bytes of audio, file holds \(available)")
                 }
                 let length = streamed ? available : size
-                let usable = length - length % fmt.blockAlign
-                let samples = convert(bytes, from: body, count: usable / (fmt.bits / 8), fmt.encoding, bits: fmt.bits)
-                return DecodedAudio(interleaved: samples, channels: fmt.channels, sampleRate: fmt.rate)
+                return (fmt, body, length - length % fmt.blockAlign)
             default:
                 break
             }
