@@ -16,7 +16,7 @@ step() { STEP="$1"; echo "==> $1"; }
 sha_of() { sha256sum "$1" | cut -d' ' -f1; }
 
 DEBIAN_PACKAGES=(libsndfile1-dev libsoxr-dev libsqlite3-dev portaudio19-dev libopenblas-dev cmake ffmpeg
-  espeak-ng sox pkg-config python3-venv klettres-data)
+  espeak-ng sox pkg-config python3-venv klettres-data pulseaudio alsa-utils)
 
 step "checking Debian packages"
 missing=()

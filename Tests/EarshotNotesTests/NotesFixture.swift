@@ -42,9 +42,4 @@ struct NotesFixture {
         try store.db.query("UPDATE stages SET state = 'done', completions = 1 WHERE note_id = ? AND stage != 'embed'", [.integer(Int64(id))])
         return id
     }
-
-    static func languageModelInstalled(_ choice: EarshotLanguageChoice = .small) -> Bool { choice.path() != nil }
 }
-
-import EarshotLanguage
-typealias EarshotLanguageChoice = LanguageModelChoice

@@ -124,8 +124,8 @@ final class StopSignal: @unchecked Sendable {
         source = s
         if watchEnter {
             Thread.detachNewThread { [weak self] in
-                _ = readLine()
-                self?.stop()
+                // a line is Enter; standard input already closed (a script, cron) is not a request to stop
+                if readLine() != nil { self?.stop() }
             }
         }
     }
