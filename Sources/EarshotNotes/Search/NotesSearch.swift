@@ -62,14 +62,16 @@ public final class NotesSearch: @unchecked Sendable {
     // MARK: words
 
     /// Plain words are each quoted (so "can't" or "C++" are words, not syntax) and must all appear; if no
-    /// note has them all, any of them will do. A query written in FTS5 syntax (quotes, parentheses, AND,
+    /// note has them all, any of them will do. Stop words are dropped when the query has other words. A query written in FTS5 syntax (quotes, parentheses, AND,
     /// OR, NOT, NEAR, prefix*) is passed through, and a malformed one gets a clear error.
     func words(_ query: String, limit: Int, highlight: (open: String, close: String)) throws -> [Hit] {
         if Self.usesSyntax(query) { return try ftsQuery(query, original: query, limit: limit, highlight: highlight) }
-        let terms = Titles.words(query).map { "\"\($0.replacingOccurrences(of: "\"", with: "\"\""))\"" }
+        // "in", "the", "to" match every note: leave them out unless the query is nothing else
+        let all = Titles.words(query), content = all.filter { !Titles.stopWords.contains($0) }
+        let terms = (content.isEmpty ? all : content).map { "\"\($0.replacingOccurrences(of: "\"", with: "\"\""))\"" }
         guard !terms.isEmpty else { throw NotesError.badQuery(query: query, problem: "it has no words to look for") }
-        let all = try ftsQuery(terms.joined(separator: " "), original: query, limit: limit, highlight: highlight)
-        if !all.isEmpty || terms.count == 1 { return all }
+        let every = try ftsQuery(terms.joined(separator: " "), original: query, limit: limit, highlight: highlight)
+        if !every.isEmpty || terms.count == 1 { return every }
         return try ftsQuery(terms.joined(separator: " OR "), original: query, limit: limit, highlight: highlight)
     }
 
@@ -109,9 +111,9 @@ public final class NotesSearch: @unchecked Sendable {
         }.map { ($0[0].int ?? 0, $0) })
         return nearest.compactMap { n in
             guard let row = byId[n.id] else { return nil }
-            let summary = row[3].string ?? ""
+            let summary = row[3].string ?? "", text = summary.isEmpty ? (row[4].string ?? "") : summary
             return Hit(id: n.id, title: row[1].string ?? "", created: Date(timeIntervalSince1970: row[2].double ?? 0),
-                       snippet: summary.isEmpty ? (row[4].string ?? "") : summary, score: Double(n.cosine))
+                       snippet: text.count > 160 ? String(text.prefix(160)) + "…" : text, score: Double(n.cosine))
         }
     }
 }
