@@ -79,8 +79,8 @@ public struct NoteWriter: Sendable {
             Voice note transcript:
             \"\"\"\(chunk)\"\"\"
 
-            List the action items in this note (things someone has to do) as a JSON array of short imperative \
-            sentences. If there are none, reply [].
+            List the action items in this note (things someone has to do) as a JSON array of imperative phrases of at most 8 words \
+            each. If there are none, reply [].
             """),
         ], maxTokens: 300, grammar: Self.actionsGrammar)
         let items = (try? JSONDecoder().decode([String].self, from: Data(reply.utf8))) ?? []
