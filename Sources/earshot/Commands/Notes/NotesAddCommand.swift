@@ -83,10 +83,7 @@ enum NotesRecordCommand {
         do {
             for try await chunk in source.chunks(sampleRate: 16_000) {
                 samples += chunk
-                let rms = (chunk.reduce(0) { $0 + $1 * $1 } / Float(max(1, chunk.count))).squareRoot()
-                let level = min(30, Int(max(0, 20 * log10(rms + 1e-6) + 60) / 2))
-                StandardError.write(String(format: "\r  %@  %@%@", NotesExporter.durationText(Double(samples.count) / 16_000),
-                                           String(repeating: "▮", count: level), String(repeating: " ", count: 30 - level)))
+                StandardError.write("\r  \(NotesExporter.durationText(Double(samples.count) / 16_000))  \(LevelMeter.bar(chunk))")
                 if samples.count - lastSaved >= 16_000 * 5 {  // every 5 s, so a killed process keeps its audio
                     try WAVWriter.pcm16(samples, sampleRate: 16_000).write(to: file, options: .atomic)
                     lastSaved = samples.count

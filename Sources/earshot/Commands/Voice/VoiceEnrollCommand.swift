@@ -77,10 +77,7 @@ enum VoiceEnrollCommand {
             var samples: [Float] = []
             for try await chunk in MicrophoneSource().chunks(sampleRate: 16_000) {
                 samples += chunk
-                let rms = (chunk.map { $0 * $0 }.reduce(0, +) / Float(max(1, chunk.count))).squareRoot()
-                let level = min(30, Int(max(0, 20 * log10(rms + 1e-6) + 60) / 2))
-                StandardError.write(String(format: "\r  %4.1f s  %@%@", Double(samples.count) / 16_000,
-                                           String(repeating: "▮", count: level), String(repeating: " ", count: 30 - level)))
+                StandardError.write(String(format: "\r  %4.1f s  %@", Double(samples.count) / 16_000, LevelMeter.bar(chunk)))
                 if samples.count >= 160_000 { break }
             }
             StandardError.write("\n")
