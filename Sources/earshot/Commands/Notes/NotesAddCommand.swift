@@ -55,8 +55,8 @@ enum NotesRecordCommand {
         usage: "[-] [--tag t] [--wait]",
         discussion: """
         Shows the elapsed time and a level meter. Enter or Ctrl-C ends the recording; what was recorded is
-        saved either way (a file under EARSHOT_HOME/notes/recordings is kept up to date while recording, so
-        even a killed process leaves the audio). With '-', raw 16 kHz s16le PCM is read from standard input
+        saved either way (the audio goes to a file under EARSHOT_HOME/notes/recordings as it arrives, so
+        even a killed process leaves it). With '-', raw 16 kHz s16le PCM is read from standard input
         until it ends.
         """,
         options: [
@@ -78,29 +78,29 @@ enum NotesRecordCommand {
         let file = dir.appendingPathComponent("recording-\(stamp).wav")
         let stop = StopSignal(watchEnter: args.positionals.first != "-")
         StandardError.write(args.positionals.first == "-" ? "recording from standard input…\n" : "recording: press Enter or Ctrl-C to stop\n")
-        var samples: [Float] = []
-        var lastSaved = 0
+        // each chunk goes to disk as it arrives, so a killed process still leaves its audio
+        let recording = try WAVFileWriter(url: file, sampleRate: 16_000)
+        var seconds: Double { Double(recording.frames) / 16_000 }
         do {
             for try await chunk in source.chunks(sampleRate: 16_000) {
-                samples += chunk
-                StandardError.write("\r  \(NotesExporter.durationText(Double(samples.count) / 16_000))  \(LevelMeter.bar(chunk))")
-                if samples.count - lastSaved >= 16_000 * 5 {  // every 5 s, so a killed process keeps its audio
-                    try WAVWriter.pcm16(samples, sampleRate: 16_000).write(to: file, options: .atomic)
-                    lastSaved = samples.count
-                }
-                if stop.stopped || Double(samples.count) / 16_000 >= limit { break }
+                try recording.append(chunk)
+                StandardError.write("\r  \(NotesExporter.durationText(seconds))  \(LevelMeter.bar(chunk))")
+                if stop.stopped || seconds >= limit { break }
             }
         } catch {
             StandardError.write("\n")
-            if samples.isEmpty { throw error }
+            if recording.frames == 0 { try? FileManager.default.removeItem(at: file); throw error }
             StandardError.write("recording stopped: \(error.localizedDescription); saving what was recorded\n")
         }
         StandardError.write("\n")
-        guard !samples.isEmpty else { throw NotesError.notAudio(path: file.path, problem: "nothing was recorded") }
-        try WAVWriter.pcm16(samples, sampleRate: 16_000).write(to: file, options: .atomic)
+        try recording.finish()
+        guard recording.frames > 0 else {
+            try? FileManager.default.removeItem(at: file)
+            throw NotesError.notAudio(path: file.path, problem: "nothing was recorded")
+        }
         let id = try store.add(path: file.path, tags: NotesCommand.tags(args.value("tag")))
         try? FileManager.default.removeItem(at: file)  // the store has its own copy now
-        print("note \(id): saved \(NotesExporter.durationText(Double(samples.count) / 16_000)) of recording")
+        print("note \(id): saved \(NotesExporter.durationText(seconds)) of recording")
         if args.flag("wait") { return try NotesCommand.runPipeline(pipeline, only: id) > 0 ? 1 : 0 }
         return 0
     }
