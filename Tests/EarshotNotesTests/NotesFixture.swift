@@ -10,13 +10,7 @@ struct NotesFixture {
     var notesDirectory: URL { home.appendingPathComponent("notes") }
     var environment: [String: String] { ["EARSHOT_HOME": home.path] }
 
-    init() throws {
-        home = TestAudio.temporaryDirectory()
-        for name in ["runtime", "models"] {
-            try FileManager.default.createSymbolicLink(at: home.appendingPathComponent(name),
-                                                       withDestinationURL: ModelStore.defaultHome.appendingPathComponent(name))
-        }
-    }
+    init() throws { home = try TestHome.make() }
 
     func store() throws -> NotesStore { try NotesStore(directory: notesDirectory) }
     var modelStore: ModelStore { ModelStore(home: home) }
