@@ -32,7 +32,7 @@ public enum LanguageModelChoice: String, Sendable, CaseIterable {
 
     /// The model's path, or nil when it is not installed.
     public func path(in store: ModelStore = ModelStore()) -> String? {
-        try? store.file(file, of: "language model \(rawValue)")
+        try? store.file(file, of: "\(displayName) (language model)")
     }
 }
 
@@ -61,7 +61,7 @@ public final class LanguageModel: @unchecked Sendable {
 
     public init(_ choice: LanguageModelChoice = .standard, store: ModelStore = ModelStore(), threads: Int = 2,
                 contextTokens: Int = 4096) throws {
-        let path = try store.file(choice.file, of: "language model \(choice.rawValue)")
+        let path = try store.file(choice.file, of: "\(choice.displayName) (language model)")
         let (model, context) = try LlamaRuntime.load(path, contextTokens: contextTokens, threads: threads, embeddings: false)
         self.choice = choice
         self.contextTokens = contextTokens

@@ -15,7 +15,7 @@ public final class TextEmbedder: @unchecked Sendable {
     private let vocab: OpaquePointer
 
     public init(store: ModelStore = ModelStore(), threads: Int = 2) throws {
-        let path = try store.file(Self.file, of: "text embedding model")
+        let path = try store.file(Self.file, of: "all-MiniLM-L6-v2 (text embeddings)")
         let (model, context) = try LlamaRuntime.load(path, contextTokens: Self.maxTokens, threads: threads, embeddings: true)
         self.model = model
         self.context = context

@@ -53,17 +53,17 @@ enum NotesCommand {
     }
 
     /// Runs the pipeline with a line per stage on standard error; returns how many stages failed.
-    static func runPipeline(_ pipeline: NotesPipeline, only note: Int? = nil, quiet: Bool = false) throws -> Int {
+    static func runPipeline(_ pipeline: NotesPipeline, only note: Int? = nil) throws -> Int {
         var failures = 0
         try pipeline.run(only: note) { event in
             switch event {
             case let .started(id, stage):
-                if !quiet { StandardError.write("note \(id): \(stage.rawValue)…") }
+                StandardError.write("note \(id): \(stage.rawValue)…")
             case let .finished(_, _, seconds, detail):
-                if !quiet { StandardError.write(String(format: " done (%.1f s; %@)\n", seconds, detail)) }
-            case let .failed(id, stage, error):
+                StandardError.write(String(format: " done (%.1f s; %@)\n", seconds, detail))
+            case let .failed(id, _, error):
                 failures += 1
-                StandardError.write(quiet ? "note \(id): \(stage.rawValue) failed: \(error)\n" : " failed: \(error)\n")
+                StandardError.write(" failed: \(error)\n  (once that is fixed: earshot notes retry \(id))\n")
             case let .languageModelMissing(choice):
                 StandardError.write("\nthe \(choice.rawValue) language model is not installed: notes get key-word titles and no summary "
                                     + "(run `\(ModelStore.installCommand)` to install it)\n")
