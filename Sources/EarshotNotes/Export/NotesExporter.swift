@@ -73,11 +73,14 @@ public enum NotesExporter {
         return words.isEmpty ? "note" : words.prefix(8).joined(separator: "-")
     }
 
-    public static func dateText(_ date: Date) -> String {
+    // one formatter for every line of a long list, not one per note
+    nonisolated(unsafe) private static let dateFormatter: DateFormatter = {
         let f = DateFormatter()
         f.dateFormat = "yyyy-MM-dd HH:mm"
-        return f.string(from: date)
-    }
+        return f
+    }()
+
+    public static func dateText(_ date: Date) -> String { dateFormatter.string(from: date) }
 
     public static func durationText(_ seconds: Double) -> String {
         let s = Int(seconds.rounded(.down))
