@@ -45,12 +45,24 @@ public final class SQLiteDatabase: @unchecked Sendable {
         self.path = path
         sqlite3_busy_timeout(db, 10_000)
         sqlite3_extended_result_codes(db, 1)
-        try execute("PRAGMA journal_mode = WAL")
+        // switching a new database to WAL needs a moment alone with it, and SQLite answers "busy" at once
+        // instead of waiting when another process is doing the same (two `notes add` on a fresh store)
+        try Self.retryingWhileBusy { try execute("PRAGMA journal_mode = WAL") }
         try execute("PRAGMA synchronous = NORMAL")  // with WAL: never corrupt; a power cut may lose the last commit
         try execute("PRAGMA foreign_keys = ON")
     }
 
     deinit { sqlite3_close_v2(handle) }
+
+    /// Runs `body` again while it fails with "busy", for up to `seconds`.
+    static func retryingWhileBusy(seconds: Double = 10, _ body: () throws -> Void) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            do { return try body() } catch let error as Failure where error.isBusy && Date() < deadline {
+                usleep(10_000)
+            }
+        }
+    }
 
     /// Runs one or more statements without results.
     public func execute(_ sql: String) throws {
