@@ -4,8 +4,9 @@
 Needs only numpy, onnx and onnxruntime (for int8 quantisation) -- no torch. The contract that
 sherpa-onnx expects (input/output order, cache layout, metadata) is documented in DESIGN.md §5.
 
-usage: convert_whisper.py CT2_DIR OUT_DIR NAME
-writes OUT_DIR/NAME-encoder.int8.onnx, NAME-decoder.int8.onnx, NAME-tokens.txt
+usage: convert_whisper.py CT2_DIR OUT_DIR NAME ENCODER_PRECISION DECODER_PRECISION
+precisions: float, u8, s8, s8-reduced, u8-asymmetric (see PRECISIONS)
+writes OUT_DIR/NAME-encoder.onnx, NAME-decoder.onnx, NAME-tokens.txt
 """
 import base64
 import json
@@ -17,6 +18,8 @@ import sys
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
+from integer_weights import int8_weights_as_uint8
 
 OPSET = 17
 IR_VERSION = 8  # ORT 1.28 rejects onnx 1.19's default IR version
@@ -317,10 +320,41 @@ def count_layers(w, stack):
     return len({m.group(1) for k in w if (m := re.match(stack + r"/layer_(\d+)/", k))})
 
 
+# How MatMul weights are stored (measured on 173 read-speech utterances: BENCHMARKS.md).
+#   float: no quantisation.
+#   u8: symmetric int8 quantisation (quantize_dynamic, QInt8), then stored as uint8 (w + 128, zero point
+#       128): the same numbers, computed exactly on every CPU (see integer_weights.py).
+#   s8: the int8 file itself; ONNX Runtime's AVX2 kernels saturate on it, so transcripts depend on the CPU.
+#   s8-reduced: 7-bit int8 weights (reduce_range), which cannot saturate but are coarser.
+#   u8-asymmetric: asymmetric uint8 quantisation (QUInt8): CPU-independent, but base lost 0.5 WER points.
+PRECISIONS = ("float", "u8", "s8", "s8-reduced", "u8-asymmetric")
+
+
+def quantise(model, precision, scratch):
+    """The model with its MatMul weights stored as `precision` (see PRECISIONS)."""
+    if precision == "float":
+        return model
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    onnx.save(model, scratch)
+    try:
+        quantize_dynamic(scratch, scratch + ".q", op_types_to_quantize=["MatMul"],
+                         weight_type=QuantType.QUInt8 if precision == "u8-asymmetric" else QuantType.QInt8,
+                         reduce_range=precision == "s8-reduced")
+        quantised = onnx.load(scratch + ".q")
+    finally:
+        for f in (scratch, scratch + ".q"):
+            if os.path.exists(f):
+                os.remove(f)
+    if precision == "u8":
+        int8_weights_as_uint8(quantised)
+    return quantised
+
+
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) != 6 or not set(sys.argv[4:6]) <= set(PRECISIONS):
         raise SystemExit(__doc__)
-    src, out_dir, name = sys.argv[1:]
+    src, out_dir, name = sys.argv[1:4]
+    precisions = {"encoder": sys.argv[4], "decoder": sys.argv[5]}
     os.makedirs(out_dir, exist_ok=True)
     w = read_ct2(os.path.join(src, "model.bin"))
     d = w["encoder/position_encodings/encodings"].shape[1]
@@ -337,20 +371,17 @@ def main():
     }
     meta.update(special_tokens(os.path.join(src, "tokenizer.json"), dims))
 
-    from onnxruntime.quantization import QuantType, quantize_dynamic
     for part, builder, metadata in (("encoder", build_encoder, meta), ("decoder", build_decoder, None)):
         g, inputs, outputs = builder(w, dims)
         model = g.model(f"whisper_{part}", inputs, outputs, metadata)
         onnx.checker.check_model(model)
-        fp32 = os.path.join(out_dir, f"{name}-{part}.onnx")
-        final = os.path.join(out_dir, f"{name}-{part}.int8.onnx")
-        onnx.save(model, fp32)
-        quantize_dynamic(fp32, final + ".tmp", op_types_to_quantize=["MatMul"], weight_type=QuantType.QInt8)
+        final = os.path.join(out_dir, f"{name}-{part}.onnx")
+        model = quantise(model, precisions[part], final + ".fp32.tmp")
         if part == "decoder":
-            onnx.save(attach_logits(onnx.load(final + ".tmp"), dims["vocab"]), final + ".tmp")
+            model = attach_logits(model, dims["vocab"])
+        onnx.save(model, final + ".tmp")
         os.replace(final + ".tmp", final)
-        os.remove(fp32)
-        print(f"  wrote {final} ({os.path.getsize(final) / 1e6:.0f} MB)")
+        print(f"  wrote {final} ({precisions[part]}, {os.path.getsize(final) / 1e6:.0f} MB)")
     tokens = os.path.join(out_dir, f"{name}-tokens.txt")
     write_tokens(os.path.join(src, "vocabulary.txt"), meta["eot"], tokens + ".tmp")
     os.replace(tokens + ".tmp", tokens)

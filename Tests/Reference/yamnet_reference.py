@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Independent numpy + onnxruntime reference of YAMNet's front-end and embedding (DESIGN.md §6), used by
-the Swift tests to check theirs. usage: yamnet_reference.py MODEL_DIR AUDIO.f32 -> JSON on stdout
+"""Independent numpy + onnxruntime reference of YAMNet's front-end and embedding, used by the Swift tests to
+check theirs. The network runs with every graph optimisation off (no fused kernels): the float reference.
+usage: yamnet_reference.py MODEL_DIR AUDIO.f32 [AUDIO.f32 ...] -> JSON on stdout: per file, its log-mel
+(first file only) and the embedding of every 96-frame patch every 48 frames.
 AUDIO.f32: raw little-endian float32 samples at 16 kHz."""
 import json
 import sys
@@ -32,17 +34,24 @@ def log_mel(x):
     return np.log(mag @ mel_matrix() + 0.001).astype(np.float32)
 
 
+def reference_session(path):
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    options.intra_op_num_threads = 1
+    return ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+
+
 def main():
-    model_dir, audio = sys.argv[1], sys.argv[2]
-    x = np.fromfile(audio, dtype="<f4").astype(np.float64)
+    model_dir, audio = sys.argv[1], sys.argv[2:]
     info = json.load(open(f"{model_dir}/yamnet.json"))
-    mel = log_mel(x)
-    patch = mel[:96]
-    q = np.clip(np.round(patch / info["input_scale"] + info["input_zero_point"]), 0, 255).astype(np.uint8)
-    sess = ort.InferenceSession(f"{model_dir}/yamnet.onnx", providers=["CPUExecutionProvider"])
-    scores, emb = sess.run([info["scores"], info["embedding"]], {info["input"]: q.reshape(1, 1, 96, 64)})
-    json.dump({"log_mel": mel.flatten().tolist(), "frames": int(mel.shape[0]),
-               "embedding": emb.flatten().tolist(), "scores_q": scores.flatten().tolist()}, sys.stdout)
+    sess = reference_session(f"{model_dir}/yamnet.onnx")
+    files = []
+    for i, path in enumerate(audio):
+        mel = log_mel(np.fromfile(path, dtype="<f4").astype(np.float64))
+        patches = [sess.run([info["embedding"]], {info["input"]: mel[p:p + 96].reshape(1, 1, 96, 64)})[0].ravel().tolist()
+                   for p in range(0, len(mel) - 96 + 1, 48)]
+        files.append({"frames": int(mel.shape[0]), "patches": patches} | ({"log_mel": mel.ravel().tolist()} if i == 0 else {}))
+    json.dump(files, sys.stdout)
 
 
 if __name__ == "__main__":

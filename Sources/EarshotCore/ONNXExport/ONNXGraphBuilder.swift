@@ -53,6 +53,14 @@ public struct ONNXGraphBuilder {
         return x
     }
 
+    /// `x` divided by its L2 norm along `axis` (+1e-12), as the speaker encoder's recipe normalises vectors.
+    public mutating func l2Normalised(_ x: String, axis: Int) -> String {
+        let norm = node("ReduceL2", [x], ints: ["axes": [axis]], int: ["keepdims": 1])
+        let epsilon = "\(norm)_epsilon"
+        scalar(epsilon, 1e-12)
+        return node("Div", [x, node("Add", [norm, epsilon])])
+    }
+
     /// A float weight tensor.
     public mutating func weight(_ name: String, shape: [Int], values: [Float]) {
         initializers.message(5) { t in
@@ -74,10 +82,6 @@ public struct ONNXGraphBuilder {
 
     public mutating func scalar(_ name: String, _ value: Float) {
         initializers.message(5) { t in t.int(2, ElementType.float.rawValue); t.string(8, name); t.bytes(9, withUnsafeBytes(of: value) { Data($0) }) }
-    }
-
-    public mutating func scalarByte(_ name: String, _ value: UInt8) {
-        initializers.message(5) { t in t.int(2, ElementType.uint8.rawValue); t.string(8, name); t.bytes(9, Data([value])) }
     }
 
     public mutating func input(_ name: String, _ type: ElementType, shape: [Int]) { valueInfo(&inputs, 11, name, type, shape) }

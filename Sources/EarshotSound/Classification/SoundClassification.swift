@@ -21,17 +21,24 @@ extension Array where Element == Float {
 }
 
 /// Classifies recordings with either the built-in AudioSet classifier (521 classes, YAMNet's own scores)
-/// or a trained head over YAMNet embeddings.
+/// or a trained head over the embeddings of the network it was trained on.
 public struct SoundClassifier: Sendable {
-    public let embedder: SoundEmbedder
+    public let embedder: any WindowEmbedder
     public let model: SoundClassifierModel?
 
-    public init(embedder: SoundEmbedder, model: SoundClassifierModel? = nil) {
+    /// The built-in AudioSet classifier.
+    public init(embedder: SoundEmbedder) {
+        self.embedder = embedder
+        model = nil
+    }
+
+    /// A trained model over `embedder`, the network it names (see `SoundFeatures.embedder`).
+    public init(embedder: any WindowEmbedder, model: SoundClassifierModel) {
         self.embedder = embedder
         self.model = model
     }
 
-    public var labels: [String] { model?.labels ?? embedder.labels }
+    public var labels: [String] { model?.labels ?? (embedder as? SoundEmbedder)?.labels ?? [] }
     public var window: WindowSettings { model?.window ?? WindowSettings() }
 
     /// Per-window class scores: softmax probabilities of the trained head, or AudioSet sigmoid scores.

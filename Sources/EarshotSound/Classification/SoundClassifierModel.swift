@@ -57,7 +57,11 @@ public struct SoundClassifierModel: Sendable, Codable, Equatable {
         }
         do {
             let model = try JSONDecoder().decode(SoundClassifierModel.self, from: data)
-            guard model.head.classCount == model.labels.count, model.head.inputSize == SoundEmbedder.embeddingSize else {
+            guard let features = SoundFeatures(modelIdentity: model.embeddingModel) else {
+                throw SoundError.badModel(path: path, problem: "trained with embedding model \(model.embeddingModel), which this Earshot "
+                    + "does not have (it has \(SoundFeatures.allCases.map(\.modelIdentity).joined(separator: ", "))); retrain it")
+            }
+            guard model.head.classCount == model.labels.count, model.head.inputSize == features.dimension else {
                 throw SoundError.badModel(path: path, problem: "head does not match its labels or embedding size")
             }
             return model
@@ -68,11 +72,14 @@ public struct SoundClassifierModel: Sendable, Codable, Equatable {
         }
     }
 
+    /// The frozen network the head was trained on (`load` refuses files naming another).
+    public var features: SoundFeatures { SoundFeatures(modelIdentity: embeddingModel) ?? .yamnet }
+
     /// Refuses a model trained on another embedding network.
-    public func checkCompatible(with embedder: SoundEmbedder, path: String) throws {
-        guard embeddingModel == SoundEmbedder.modelIdentity, embeddingModelHash == embedder.modelHash else {
+    public func checkCompatible(with embedder: any WindowEmbedder, path: String) throws {
+        guard embeddingModel == embedder.features.modelIdentity, embeddingModelHash == embedder.modelHash else {
             throw SoundError.badModel(path: path, problem: "trained with embedding model \(embeddingModel) (\(embeddingModelHash.prefix(12))), "
-                + "but this installation has \(SoundEmbedder.modelIdentity) (\(embedder.modelHash.prefix(12))); retrain it")
+                + "but this installation has \(embedder.features.modelIdentity) (\(embedder.modelHash.prefix(12))); retrain it")
         }
     }
 }

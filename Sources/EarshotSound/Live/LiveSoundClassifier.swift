@@ -29,7 +29,7 @@ public final class LiveSoundClassifier: @unchecked Sendable {
     private func run(_ source: AudioSource, emit: (LiveSoundEvent) -> Void) async throws {
         let rate = SoundEmbedder.sampleRate
         let window = classifier.window
-        let windowSamples = max(SoundEmbedder.patchSamples, Int(window.duration * Double(rate)))
+        let windowSamples = classifier.embedder.windowSamples(window)
         let hop = Int(window.hop * Double(rate))
         var buffer: [Float] = []
         var consumed = 0  // absolute index of buffer[0]

@@ -11,6 +11,11 @@ public struct EmbeddingCache: Sendable {
         directory = store.home.appendingPathComponent("cache/sound-embeddings")
     }
 
+    /// A cache in a folder of your choice.
+    public init(directory: URL) {
+        self.directory = directory
+    }
+
     public func key(contentHash: String, window: WindowSettings, modelHash: String) -> String {
         SHA256.hex(Data("\(contentHash)|\(window.duration)|\(window.overlap)|\(modelHash)".utf8))
     }

@@ -1,15 +1,16 @@
 import EarshotCore
 import Foundation
 
-/// Trains sound classifiers: frozen YAMNet embeddings per window, a small head trained on top.
+/// Trains sound classifiers: frozen embeddings per window (YAMNet, or the speaker encoder for voices), a
+/// small head trained on top.
 public final class SoundClassifierTrainer: @unchecked Sendable {
-    public let embedder: SoundEmbedder
+    public let embedder: any WindowEmbedder
     public let cache: EmbeddingCache
     public var window = WindowSettings()
     public var options = HeadTrainer.Options()
     private let loader = AudioFileLoader(sampleRate: SoundEmbedder.sampleRate)
 
-    public init(embedder: SoundEmbedder, cache: EmbeddingCache) {
+    public init(embedder: any WindowEmbedder, cache: EmbeddingCache) {
         self.embedder = embedder
         self.cache = cache
     }
@@ -76,8 +77,8 @@ public final class SoundClassifierTrainer: @unchecked Sendable {
         let summary = SoundClassifierModel.TrainingSummary(files: files, windows: x.rows, epochs: history, options: options,
                                                             validationAccuracy: best,
                                                             created: ISO8601DateFormatter().string(from: Date()))
-        return SoundClassifierModel(labels: train.labels, window: window, frontEnd: embedder.frontEnd.settings,
-                                    embeddingModel: SoundEmbedder.modelIdentity, embeddingModelHash: embedder.modelHash,
+        return SoundClassifierModel(labels: train.labels, window: window, frontEnd: embedder.frontEndSettings,
+                                    embeddingModel: embedder.features.modelIdentity, embeddingModelHash: embedder.modelHash,
                                     head: head, training: summary)
     }
 

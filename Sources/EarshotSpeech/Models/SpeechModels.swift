@@ -1,6 +1,6 @@
 import EarshotCore
 
-/// The Whisper models setup installs (converted from CTranslate2 to sherpa-onnx int8 ONNX).
+/// The Whisper models setup installs (converted from CTranslate2 to sherpa-onnx ONNX, MatMul weights as uint8).
 public enum WhisperModel: String, Sendable, CaseIterable, Codable {
     /// English-only, fastest; measured more accurate than base on English read speech (see BENCHMARKS.md).
     case tinyEn = "tiny.en"
@@ -20,11 +20,13 @@ public enum WhisperModel: String, Sendable, CaseIterable, Codable {
 
     struct Files { let encoder, decoder, tokens: String }
 
-    func files(in store: ModelStore) throws -> Files {
-        let dir = "models/whisper-\(rawValue)"
-        let label = "whisper \(rawValue)"
-        return Files(encoder: try store.file("\(dir)/model-encoder.int8.onnx", of: label),
-                     decoder: try store.file("\(dir)/model-decoder.int8.onnx", of: label),
+    /// - Parameter floatReference: the float conversion setup keeps beside the shipped (uint8) one, which
+    ///   the tests compare transcripts with.
+    func files(in store: ModelStore, floatReference: Bool = false) throws -> Files {
+        let dir = "\(floatReference ? "reference" : "models")/whisper-\(rawValue)"
+        let label = "whisper \(rawValue)\(floatReference ? " (float reference)" : "")"
+        return Files(encoder: try store.file("\(dir)/model-encoder.onnx", of: label),
+                     decoder: try store.file("\(dir)/model-decoder.onnx", of: label),
                      tokens: try store.file("\(dir)/model-tokens.txt", of: label))
     }
 }

@@ -15,9 +15,14 @@ public final class SpeechRecognizer: @unchecked Sendable {
     private let strings: CStringPool  // the C strings `config` points at
 
     /// - Parameter language: a Whisper language code for the multilingual model, or "auto" to detect it.
-    public init(model: WhisperModel = .default, threads: Int = defaultThreadCount, language: String = "en",
-                store: ModelStore = ModelStore()) throws {
-        let files = try model.files(in: store)
+    public convenience init(model: WhisperModel = .default, threads: Int = defaultThreadCount, language: String = "en",
+                            store: ModelStore = ModelStore()) throws {
+        try self.init(model: model, threads: threads, language: language, store: store, floatReference: false)
+    }
+
+    /// - Parameter floatReference: run setup's float conversion instead of the shipped models (tests).
+    init(model: WhisperModel, threads: Int, language: String, store: ModelStore, floatReference: Bool) throws {
+        let files = try model.files(in: store, floatReference: floatReference)
         let strings = CStringPool()
         var config = SherpaOnnxOfflineRecognizerConfig()
         config.feat_config.sample_rate = Int32(Self.sampleRate)

@@ -8,9 +8,15 @@ public final class FileTranscriber: @unchecked Sendable {
     private let detector: VoiceActivityDetector
     public var segmenter = SpeechSegmenter()
 
-    public init(model: WhisperModel = .default, threads: Int = SpeechRecognizer.defaultThreadCount,
-                language: String = "en", store: ModelStore = ModelStore()) throws {
-        recognizer = try SpeechRecognizer(model: model, threads: threads, language: language, store: store)
+    public convenience init(model: WhisperModel = .default, threads: Int = SpeechRecognizer.defaultThreadCount,
+                            language: String = "en", store: ModelStore = ModelStore()) throws {
+        try self.init(model: model, threads: threads, language: language, store: store, floatReference: false)
+    }
+
+    /// - Parameter floatReference: Whisper from setup's float conversion (tests compare it with the shipped one).
+    init(model: WhisperModel, threads: Int, language: String, store: ModelStore, floatReference: Bool) throws {
+        recognizer = try SpeechRecognizer(model: model, threads: threads, language: language, store: store,
+                                          floatReference: floatReference)
         detector = try VoiceActivityDetector(store: store)
     }
 

@@ -16,9 +16,7 @@ public enum VoiceProfileExporter {
         g.input("mel_window", .float, shape: [-1, SpeakerEncoder.windowFrames, 40])
         let head = profile.head
         // L2-normalise each window's vector, as the encoder's recipe does
-        let norm = g.node("ReduceL2", ["embedding"], ints: ["axes": [1]], int: ["keepdims": 1])
-        g.scalar("earshot_eps", 1e-12)
-        let x = g.classifierHead(head, input: g.node("Div", ["embedding", g.node("Add", [norm, "earshot_eps"])]))
+        let x = g.classifierHead(head, input: g.l2Normalised("embedding", axis: 1))
         let probabilities = g.node("Softmax", [x], int: ["axis": -1])  // [n, 2]
         let mean = g.node("ReduceMean", [probabilities], ints: ["axes": [0]], int: ["keepdims": 0])  // [2]
         g.int64s("earshot_one", [1])

@@ -19,9 +19,10 @@ enum SoundClassifyCommand {
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         guard !args.positionals.isEmpty else { throw UsageError(message: "give at least one audio file, or '-'", path: args.path) }
         let k = try args.int("top", default: 5, range: 1...521)
-        let embedder = try SoundEmbedder()
-        let model = try args.value("model").map { try SoundCommand.loadModel($0, embedder: embedder) }
-        let classifier = SoundClassifier(embedder: embedder, model: model)
+        let classifier = try args.value("model").map { path in
+            let (model, embedder) = try SoundCommand.loadModel(path)
+            return SoundClassifier(embedder: embedder, model: model)
+        } ?? SoundClassifier(embedder: try SoundEmbedder())
         let loader = AudioFileLoader(sampleRate: SoundEmbedder.sampleRate)
         var failures = 0
         var documents: [[String: Any]] = []

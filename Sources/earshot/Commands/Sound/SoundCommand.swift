@@ -40,10 +40,36 @@ enum SoundCommand {
         return w
     }
 
-    static func loadModel(_ path: String, embedder: SoundEmbedder) throws -> SoundClassifierModel {
+    static let featuresOption = Option(
+        name: "features", value: "yamnet|speaker",
+        help: "Frozen network under the head: yamnet (sounds) or speaker (voices). Default: speaker when every label folder holds speech.")
+
+    /// A trained model and the network it was trained on, loaded once.
+    static func loadModel(_ path: String) throws -> (model: SoundClassifierModel, embedder: any WindowEmbedder) {
         let model = try SoundClassifierModel.load(from: path)
+        let embedder = try model.features.embedder()
         try model.checkCompatible(with: embedder, path: path)
-        return model
+        return (model, embedder)
+    }
+
+    /// The network to train on: `--features`, or the one the built-in classifier suggests for the data.
+    static func trainingEmbedder(_ args: ParsedArguments, for dataset: SoundDataset) throws -> any WindowEmbedder {
+        if let name = args.value("features") {
+            guard let features = SoundFeatures(rawValue: name) else {
+                throw UsageError(message: "--features must be one of \(SoundFeatures.allCases.map(\.rawValue).joined(separator: ", ")), got '\(name)'",
+                                 path: args.path)
+            }
+            return try features.embedder()
+        }
+        let yamnet = try SoundEmbedder()
+        let (features, share) = SoundFeatures.suggested(for: dataset, using: yamnet)
+        if features == .speaker {
+            let labels = share.keys.sorted().joined(separator: ", ")
+            StandardError.write("every label folder holds speech (\(labels)): training on voice features (--features speaker); "
+                                + "give --features yamnet for sound features\n")
+            return try features.embedder()
+        }
+        return yamnet
     }
 
     static func scores(_ top: [LabelScore]) -> [[String: Any]] {

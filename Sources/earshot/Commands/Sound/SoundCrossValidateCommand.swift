@@ -15,6 +15,7 @@ enum SoundCrossValidateCommand {
         options: SoundCommand.windowOptions + [
             Option(name: "folds", value: "csv", help: "Meta CSV with path and fold columns."),
             Option(name: "k", value: "n", help: "Number of folds when there is no fold column (default 5).", short: "k"),
+            SoundCommand.featuresOption,
             Option(name: "hidden", value: "n", help: "Add a hidden layer of n units (default: none)."),
             Option(name: "epochs", value: "n", help: "At most this many epochs (default 100)."),
             Option(name: "learning-rate", value: "x", help: "AdamW learning rate (default 0.001)."),
@@ -28,11 +29,12 @@ enum SoundCrossValidateCommand {
         let k = try args.int("k", default: 5, range: 2...50)
         guard args.positionals.count == 1, let dir = args.positionals.first else { throw UsageError(message: "give one labelled folder", path: args.path) }
         let started = Date()
-        let embedder = try SoundEmbedder()
-        let trainer = SoundClassifierTrainer(embedder: embedder, cache: EmbeddingCache())
-        trainer.window = try SoundCommand.windowSettings(args)
-        trainer.options = try SoundTrainCommand.options(args)
+        let window = try SoundCommand.windowSettings(args)
+        let headOptions = try SoundTrainCommand.options(args)
         let data = try SoundDataset.scan(dir, meta: args.value("folds"))
+        let trainer = SoundClassifierTrainer(embedder: try SoundCommand.trainingEmbedder(args, for: data), cache: EmbeddingCache())
+        trainer.window = window
+        trainer.options = headOptions
         let embedded = SoundTrainCommand.embed(trainer, data, "embedding")
         for s in embedded.skipped { StandardError.write("skipped \(s.reason)\n") }
         let embedTime = Date().timeIntervalSince(started)
@@ -43,6 +45,7 @@ enum SoundCrossValidateCommand {
         let total = Date().timeIntervalSince(started)
         if args.flag("json") {
             JSONOutput.document(["folds": result.folds.map(\.accuracy), "mean": mean, "std": std, "seconds": total, "embedding_seconds": embedTime,
+                                 "features": trainer.embedder.features.rawValue,
                                      "confusion": report.confusion, "labels": data.labels])
         } else {
             print(String(format: "\nmean accuracy %.3f ± %.3f over %d folds (%.1f s, of which embedding %.1f s)\n", mean, std, result.folds.count, total, embedTime))

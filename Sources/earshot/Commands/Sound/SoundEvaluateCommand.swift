@@ -13,8 +13,7 @@ enum SoundEvaluateCommand {
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         guard args.positionals.count == 2 else { throw UsageError(message: "give a model and a labelled folder", path: args.path) }
-        let embedder = try SoundEmbedder()
-        let model = try SoundCommand.loadModel(args.positionals[0], embedder: embedder)
+        let (model, embedder) = try SoundCommand.loadModel(args.positionals[0])
         let data = try SoundDataset.scan(args.positionals[1], labels: model.labels)
         let trainer = SoundClassifierTrainer(embedder: embedder, cache: EmbeddingCache())
         trainer.window = model.window

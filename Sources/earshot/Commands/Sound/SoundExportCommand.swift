@@ -5,11 +5,14 @@ import Foundation
 enum SoundExportCommand {
     static let command = Command(
         name: "export",
-        abstract: "Write a trained classifier as one standalone ONNX model (YAMNet and the head in one graph).",
+        abstract: "Write a trained classifier as one standalone ONNX model (its frozen network and the head in one graph).",
         usage: "<name.model> -o <name.onnx>",
         discussion: """
-        Input 'log_mel': float32 [1,1,96,64], one 0.975 s window at 16 kHz as YAMNet's front-end computes it
-        (25 ms periodic Hann frames every 10 ms, |FFT 512|, 64 HTK mel bands 125–7500 Hz, ln(mel + 0.001)).
+        The model file says which network it was trained on. YAMNet features: input 'log_mel' float32
+        [1,1,96,64], one 0.975 s window at 16 kHz as YAMNet's front-end computes it (25 ms periodic Hann
+        frames every 10 ms, |FFT 512|, 64 HTK mel bands 125–7500 Hz, ln(mel + 0.001)). Speaker features:
+        input 'mel_window' float32 [n,80,40], the encoder windows (0.8 s every 0.4 s) inside one analysis
+        window (periodic Hamming 400 in a 512 FFT, hop 160, power, 40 Slaney mel bands, log10(S + 1e-10)).
         Output 'probabilities': float32 [1, labels]; the labels are in the model's 'labels' metadata (JSON).
         Average the windows of a recording for its result.
         """,
@@ -21,10 +24,10 @@ enum SoundExportCommand {
         guard args.positionals.count == 1, let output = args.value("output") else {
             throw UsageError(message: "give a model and -o NAME.onnx", path: args.path)
         }
-        let embedder = try SoundEmbedder()
-        let model = try SoundCommand.loadModel(args.positionals[0], embedder: embedder)
+        let (model, embedder) = try SoundCommand.loadModel(args.positionals[0])
         try SoundClassifierExporter.export(model, embedder: embedder, to: output)
-        print("wrote \(output): input log_mel [1,1,96,64], output probabilities [1,\(model.labels.count)]")
+        let input = model.features == .yamnet ? "log_mel [1,1,96,64]" : "mel_window [n,80,40]"
+        print("wrote \(output): input \(input), output probabilities [1,\(model.labels.count)]")
         return 0
     }
 }

