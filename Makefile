@@ -3,10 +3,14 @@ EARSHOT_HOME ?= $(HOME)/.cache/earshot
 export EARSHOT_HOME
 SWIFT ?= swift
 
-.PHONY: setup build demo test bench clean
+.PHONY: setup build demo test bench avx2-check clean
 
+# setup also builds the CLI to compute what needs Earshot's own code: the background voices' speaker
+# vectors that enrolment trains against (cached; recomputed only when the speaker network changes).
 setup:
 	@scripts/setup.sh
+	$(SWIFT) build -c release --product earshot
+	.build/release/earshot voice prepare
 
 build: setup
 	$(SWIFT) build -c release
@@ -21,6 +25,11 @@ test: setup
 # Earshot vs faster-whisper on ../shared/data/speech; writes bench/results/ and prints a BENCHMARKS.md table.
 bench: build
 	scripts/bench.sh
+
+# Every quantised network natively and on valgrind's simulated AVX2 CPU (no AVX-512/VNNI) vs its float
+# reference: shows the shipped models do not depend on the CPU's int8 kernels. Slow (minutes).
+avx2-check: setup
+	$(EARSHOT_HOME)/venv/bin/python bench/avx2_check.py
 
 clean:
 	rm -rf .build

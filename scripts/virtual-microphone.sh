@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A private PulseAudio daemon with a 16 kHz mono virtual microphone, for tests (DESIGN.md §8): audio played
+# A private PulseAudio daemon with a 16 kHz mono virtual microphone, for tests: audio played
 # into the sink "vsink" (paplay -d vsink FILE) is what the default source "vmic" records.
 # usage: virtual-microphone.sh start DIR | stop DIR   (DIR becomes HOME and XDG_RUNTIME_DIR/.. for the daemon)
 set -euo pipefail

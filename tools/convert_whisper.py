@@ -2,7 +2,7 @@
 """Convert a CTranslate2 Whisper model (model.bin v6, fp16) into the sherpa-onnx Whisper ONNX pair.
 
 Needs only numpy, onnx and onnxruntime (for int8 quantisation) -- no torch. The contract that
-sherpa-onnx expects (input/output order, cache layout, metadata) is documented in DESIGN.md §5.
+sherpa-onnx expects (input/output order, cache layout, metadata) is described in docs/speech.md.
 
 usage: convert_whisper.py CT2_DIR OUT_DIR NAME ENCODER_PRECISION DECODER_PRECISION
 precisions: float, u8, s8, s8-reduced, u8-asymmetric (see PRECISIONS)
@@ -327,13 +327,29 @@ def count_layers(w, stack):
 #   s8: the int8 file itself; ONNX Runtime's AVX2 kernels saturate on it, so transcripts depend on the CPU.
 #   s8-reduced: 7-bit int8 weights (reduce_range), which cannot saturate but are coarser.
 #   u8-asymmetric: asymmetric uint8 quantisation (QUInt8): CPU-independent, but base lost 0.5 WER points.
-PRECISIONS = ("float", "u8", "s8", "s8-reduced", "u8-asymmetric")
+#   dequantised: float, each MatMul weight rounded as the symmetric int8 quantisation rounds it: the float
+#       reference of the u8/s8 models (only their activations are still quantised, per tensor, at run time).
+PRECISIONS = ("float", "u8", "s8", "s8-reduced", "u8-asymmetric", "dequantised")
+
+
+def dequantised(model):
+    """MatMul weights replaced by their int8 values times their scale (quantize_dynamic's symmetric per-tensor
+    rounding: scale = max|w| / 127), everything else float."""
+    g = model.graph
+    weights = {i.name: i for i in g.initializer}
+    for name in {n.input[1] for n in g.node if n.op_type == "MatMul" and n.input[1] in weights}:
+        w = numpy_helper.to_array(weights[name]).astype(np.float32)
+        scale = np.float32(np.abs(w).max() / 127.0)
+        weights[name].CopyFrom(numpy_helper.from_array((np.clip(np.round(w / scale), -127, 127) * scale).astype(np.float32), name))
+    return model
 
 
 def quantise(model, precision, scratch):
     """The model with its MatMul weights stored as `precision` (see PRECISIONS)."""
     if precision == "float":
         return model
+    if precision == "dequantised":
+        return dequantised(model)
     from onnxruntime.quantization import QuantType, quantize_dynamic
     onnx.save(model, scratch)
     try:

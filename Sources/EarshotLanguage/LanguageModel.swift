@@ -2,7 +2,7 @@ import CLlama
 import EarshotCore
 import Foundation
 
-/// The local instruction-following models (DESIGN.md §4), installed by setup as GGUF files.
+/// The local instruction-following models, installed by setup as GGUF files (THIRD_PARTY.md lists them).
 public enum LanguageModelChoice: String, Sendable, CaseIterable {
     /// Qwen2.5-Coder-1.5B-Instruct Q4_K_M: good titles and summaries, ~30 tokens/s on 2 threads.
     case standard = "default"

@@ -14,12 +14,13 @@ final class InferenceSessionTests: XCTestCase {
     func testVersionNamesAndShapes() throws {
         XCTAssertEqual(InferenceSession.runtimeVersion?.hasPrefix("1.28"), true, InferenceSession.runtimeVersion ?? "none")
         let session = try InferenceSession(path: yamnet)
-        XCTAssertEqual(session.inputNames, ["audio"])
-        XCTAssertEqual(session.outputNames, ["class_scores", "/model/GlobalAveragePool_output_0_updated"])
-        let out = try session.run(["audio": Tensor(shape: [1, 1, 96, 64], bytes: [UInt8](repeating: 144, count: 96 * 64))],
-                                  outputs: ["class_scores"])
+        XCTAssertEqual(session.inputNames, ["log_mel"])
+        XCTAssertEqual(session.outputNames, ["logits", "embedding"])
+        let out = try session.run(["log_mel": Tensor(shape: [1, 1, 96, 64], floats: [Float](repeating: -6.9, count: 96 * 64))],
+                                  outputs: ["logits", "embedding"])
         XCTAssertEqual(out[0].shape, [1, 521])
-        XCTAssertNotNil(out[0].bytes)
+        XCTAssertEqual(out[1].shape, [1, 1024, 1, 1])
+        XCTAssertNil(out[0].bytes)
     }
 
     func testDeliberateMistakesGiveRuntimeErrors() throws {
@@ -27,17 +28,17 @@ final class InferenceSessionTests: XCTestCase {
             XCTAssertEqual((error as? ONNXRuntimeError)?.code, 3, error.localizedDescription)
         }
         let session = try InferenceSession(path: yamnet)
-        let good = Tensor(shape: [1, 1, 96, 64], bytes: [UInt8](repeating: 0, count: 96 * 64))
-        XCTAssertThrowsError(try session.run(["nope": good], outputs: ["class_scores"])) { error in
+        let good = Tensor(shape: [1, 1, 96, 64], floats: [Float](repeating: 0, count: 96 * 64))
+        XCTAssertThrowsError(try session.run(["nope": good], outputs: ["logits"])) { error in
             XCTAssertEqual((error as? ONNXRuntimeError)?.code, 2)
             XCTAssertTrue(error.localizedDescription.contains("Invalid input name"), error.localizedDescription)
         }
-        XCTAssertThrowsError(try session.run(["audio": Tensor(shape: [1, 1, 48, 64], bytes: [UInt8](repeating: 0, count: 48 * 64))],
-                                             outputs: ["class_scores"])) { error in
+        XCTAssertThrowsError(try session.run(["log_mel": Tensor(shape: [1, 1, 48, 64], floats: [Float](repeating: 0, count: 48 * 64))],
+                                             outputs: ["logits"])) { error in
             XCTAssertEqual((error as? ONNXRuntimeError)?.code, 2, error.localizedDescription)
         }
-        XCTAssertThrowsError(try session.run(["audio": Tensor(shape: [1, 1, 96, 64], floats: [Float](repeating: 0, count: 96 * 64))],
-                                             outputs: ["class_scores"])) { error in
+        XCTAssertThrowsError(try session.run(["log_mel": Tensor(shape: [1, 1, 96, 64], bytes: [UInt8](repeating: 0, count: 96 * 64))],
+                                             outputs: ["logits"])) { error in
             XCTAssertEqual((error as? ONNXRuntimeError)?.code, 2, error.localizedDescription)
         }
     }

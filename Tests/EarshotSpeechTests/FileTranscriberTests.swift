@@ -74,25 +74,4 @@ final class FileTranscriberTests: XCTestCase {
         XCTAssertEqual(transcript.segments, [])
         XCTAssertEqual(transcript.text, "")
     }
-
-    /// The shared read-speech set (173 utterances) with the base model: WER ≤ 8.9% (8.80% with the int8 model
-    /// on AVX-512; a change or a CPU that loses accuracy fails here).
-    func testReadSpeechWithBaseModelWithin8Point9PercentWER() throws {
-        guard let dir = SharedData.folder("speech") else {
-            throw XCTSkip("../shared/data/speech is absent: skipping the read-speech WER check")
-        }
-        let rows = try SharedData.table(dir.appendingPathComponent("transcripts.tsv"), separator: "\t")
-        let base = try FileTranscriber(model: .base)
-        var errors = 0, words = 0
-        for row in rows {
-            let audio = try AudioFileLoader().load(path: dir.appendingPathComponent(row["path"]!).path)
-            let c = WordErrorRate.counts(reference: row["transcript"]!, hypothesis: try base.transcribe(audio, source: "").text)
-            errors += c.errors
-            words += c.words
-        }
-        let wer = Double(errors) / Double(words)
-        print("shared/data/speech, base: WER \(String(format: "%.2f", wer * 100))% over \(rows.count) utterances, \(words) words")
-        XCTAssertEqual(rows.count, 173)
-        XCTAssertLessThanOrEqual(wer, 0.089)
-    }
 }

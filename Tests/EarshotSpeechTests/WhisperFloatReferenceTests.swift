@@ -4,45 +4,62 @@ import EarshotTestSupport
 import Foundation
 import XCTest
 
-/// Whisper as Earshot ships it (MatMul weights as uint8) transcribes like the float conversion of the same
-/// weights that setup keeps as a reference: the word error rates on real speech stay within 0.3 points.
-/// With int8 weights ONNX Runtime's AVX2 kernels saturate and transcripts depended on the CPU.
+/// Whisper as Earshot ships it (MatMul weights as int8 values stored as uint8, run by ONNX Runtime's integer
+/// kernels of this CPU) transcribes as well as its float reference: the same weights dequantised, run in
+/// float, which setup keeps under `EARSHOT_HOME/reference`. With int8 weights ONNX Runtime's AVX2 kernels
+/// saturate and transcripts got worse on AVX2 CPUs only; this must hold on any CPU.
+///
+/// The shipped model may not be worse than the reference by more than 0.3 WER points over all 173 utterances
+/// of `../shared/data/speech` (2,988 words; measured: tiny.en 9.84% vs 10.17%, base 8.80% vs 9.10%): its
+/// activations are still quantised, so transcripts are not all identical (134 and 78 of 173 are), and it
+/// may be the better one by chance. Without the shared data, espeak-ng sentences are used, allowing one word.
 final class WhisperFloatReferenceTests: XCTestCase {
-    /// espeak-ng sentences, and every 6th utterance of `../shared/data/speech` when it is here.
     func utterances() throws -> [(audio: AudioBuffer, text: String)] {
-        var items = try Sentences.all.prefix(4).map { (try TestAudio.speech($0), $0) }
-        if let dir = SharedData.folder("speech") {
-            let rows = try SharedData.table(dir.appendingPathComponent("transcripts.tsv"), separator: "\t")
-            for row in rows.enumerated().filter({ $0.offset % 6 == 0 }).map(\.element) {
-                items.append((try AudioFileLoader().load(path: dir.appendingPathComponent(row["path"]!).path), row["transcript"]!))
-            }
+        guard let dir = SharedData.folder("speech") else {
+            print("../shared/data/speech is absent: comparing on espeak-ng sentences only")
+            return try Sentences.all.map { (try TestAudio.speech($0), $0) }
         }
-        return items
+        let rows = try SharedData.table(dir.appendingPathComponent("transcripts.tsv"), separator: "\t")
+        return try rows.map { (try AudioFileLoader().load(path: dir.appendingPathComponent($0["path"]!).path), $0["transcript"]!) }
     }
 
-    func compare(_ model: WhisperModel) throws {
+    /// The shipped model's word error rate over the utterances, after checking it against the reference.
+    @discardableResult
+    func compare(_ model: WhisperModel) throws -> (wer: Double, utterances: Int) {
         _ = try FloatReference.installed("whisper-\(model.rawValue)/model-encoder.onnx")
         let items = try utterances()
-        var wer: [Bool: Double] = [:], texts: [Bool: [String]] = [:]
-        for floatReference in [false, true] {
+        var errors: [Bool: Int] = [:], texts: [Bool: [String]] = [:], words = 0
+        for reference in [false, true] {
             let transcriber = try FileTranscriber(model: model, threads: SpeechRecognizer.defaultThreadCount, language: "en",
-                                                  store: ModelStore(), floatReference: floatReference)
-            var errors = 0, words = 0
+                                                  store: ModelStore(), floatReference: reference)
+            words = 0
             for item in items {
                 let text = try transcriber.transcribe(item.audio, source: "").text
-                texts[floatReference, default: []].append(text)
+                texts[reference, default: []].append(text)
                 let c = WordErrorRate.counts(reference: item.text, hypothesis: text)
-                errors += c.errors
+                errors[reference, default: 0] += c.errors
                 words += c.words
             }
-            wer[floatReference] = Double(errors) / Double(words)
         }
         let same = zip(texts[false]!, texts[true]!).filter { $0 == $1 }.count
-        print(String(format: "whisper %@ vs float reference: WER %.2f%% vs %.2f%%, %d of %d transcripts identical",
-                     model.rawValue, wer[false]! * 100, wer[true]! * 100, same, items.count))
-        XCTAssertLessThanOrEqual(abs(wer[false]! - wer[true]!), 0.003)
+        print(String(format: "whisper %@ vs its dequantised float reference: WER %.2f%% vs %.2f%% over %d words, %d of %d transcripts identical",
+                     model.rawValue, Double(errors[false]!) * 100 / Double(words), Double(errors[true]!) * 100 / Double(words),
+                     words, same, items.count))
+        let allowed = max(1, Int((0.003 * Double(words)).rounded(.down)))  // 0.3 points, at least one word
+        XCTAssertLessThanOrEqual(errors[false]!, errors[true]! + allowed, "shipped Whisper \(model.rawValue) is worse than its float reference")
+        return (Double(errors[false]!) / Double(words), items.count)
     }
 
-    func testTinyEnTranscribesLikeItsFloatReference() throws { try compare(.tinyEn) }
-    func testBaseTranscribesLikeItsFloatReference() throws { try compare(.base) }
+    func testTinyEnTranscribesAsWellAsItsFloatReference() throws { try compare(.tinyEn) }
+
+    /// Also the accuracy guard: base on the 173 read-speech utterances at WER ≤ 8.9% (8.80% measured; a change
+    /// or a CPU that loses accuracy fails here).
+    func testBaseTranscribesAsWellAsItsFloatReferenceAndWithin8Point9PercentWER() throws {
+        let (wer, utterances) = try compare(.base)
+        guard SharedData.folder("speech") != nil else {
+            throw XCTSkip("../shared/data/speech is absent: skipping the read-speech WER guard")
+        }
+        XCTAssertEqual(utterances, 173)
+        XCTAssertLessThanOrEqual(wer, 0.089)
+    }
 }

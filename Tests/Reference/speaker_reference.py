@@ -9,7 +9,8 @@ import json
 import sys
 
 import numpy as np
-import onnxruntime as ort
+
+from float_session import reference_session
 
 
 def hz_to_mel(f):  # Slaney: linear below 1 kHz, log above
@@ -49,10 +50,7 @@ def log_mel(x):
 
 def main():
     model, audio = sys.argv[1], sys.argv[2:]
-    options = ort.SessionOptions()
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    options.intra_op_num_threads = 1
-    sess = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+    sess = reference_session(model)
     files = []
     for i, path in enumerate(audio):
         mel = log_mel(np.fromfile(path, dtype="<f4").astype(np.float64))

@@ -8,17 +8,15 @@ import json
 import sys
 
 import numpy as np
-import onnxruntime as ort
+
+from float_session import reference_session
 
 FRAME, CONTEXT = 512, 64
 
 
 def main():
     model, audio = sys.argv[1], sys.argv[2:]
-    options = ort.SessionOptions()
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    options.intra_op_num_threads = 1
-    sess = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+    sess = reference_session(model)
     rate = np.array(16000, dtype=np.int64)
     files = []
     for path in audio:

@@ -8,7 +8,8 @@ import json
 import sys
 
 import numpy as np
-import onnxruntime as ort
+
+from float_session import reference_session
 
 
 def hz_to_mel(f):
@@ -32,13 +33,6 @@ def log_mel(x):
     window = 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(400) / 400)  # periodic Hann
     mag = np.abs(np.fft.rfft(frames * window, 512))
     return np.log(mag @ mel_matrix() + 0.001).astype(np.float32)
-
-
-def reference_session(path):
-    options = ort.SessionOptions()
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    options.intra_op_num_threads = 1
-    return ort.InferenceSession(path, options, providers=["CPUExecutionProvider"])
 
 
 def main():

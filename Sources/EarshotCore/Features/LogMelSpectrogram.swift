@@ -30,10 +30,10 @@ public struct LogMelSpectrogram: Sendable {
         /// fit a whole FFT are dropped. Otherwise frames are `windowLength` samples, zero-padded.
         public var centreWindowInFFT = false
 
-        /// YAMNet's front-end (DESIGN.md §6).
+        /// YAMNet's front-end: periodic Hann 400, hop 160, |FFT 512|, 64 HTK mel bands 125–7500 Hz, ln(mel + 0.001).
         public static let yamnet = Settings()
 
-        /// The d-vector speaker encoder's (DESIGN.md §6; librosa melspectrogram with a Hamming window,
+        /// The d-vector speaker encoder's (librosa melspectrogram with a Hamming window,
         /// power 2, 40 Slaney mel bands 0–8000 Hz, log10(S + 1e-10), no centring).
         public static let speakerEncoder: Settings = {
             var s = Settings()

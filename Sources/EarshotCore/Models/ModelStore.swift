@@ -18,6 +18,17 @@ public struct ModelStore: Sendable {
         return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/earshot")
     }
 
+    /// What identifies the installed build of a model: a hash of the stamp setup writes beside it (the hashes of
+    /// the source files and of the tools that prepared them). It changes whenever the network could compute
+    /// anything else, so caches and trained heads keyed by it are never used with another build.
+    public func buildIdentity(of directory: String, model: String) throws -> String {
+        let stamp = try file("\(directory)/.earshot-stamp", of: model)
+        guard let data = FileManager.default.contents(atPath: stamp), !data.isEmpty else {
+            throw ModelError.missing(model: model, path: stamp)
+        }
+        return SHA256.hex(data)
+    }
+
     /// The path of an installed file, or an error naming the model and how to install it.
     public func file(_ relativePath: String, of model: String) throws -> String {
         let path = home.appendingPathComponent(relativePath).path

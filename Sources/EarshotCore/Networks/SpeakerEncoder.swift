@@ -19,8 +19,7 @@ public final class SpeakerEncoder: @unchecked Sendable {
     public init(store: ModelStore = ModelStore(), threads: Int = 1) throws {
         modelPath = try store.file("models/speaker/embedder.u8.onnx", of: "speaker encoder")
         session = try InferenceSession(path: modelPath, threads: threads)
-        modelHash = (try? String(contentsOfFile: store.home.appendingPathComponent("models/speaker/.earshot-stamp").path,
-                                 encoding: .utf8))?.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? "unknown"
+        modelHash = try store.buildIdentity(of: "models/speaker", model: "speaker encoder")
     }
 
     /// The log-mel value of digital silence: log10(0 + 1e-10).

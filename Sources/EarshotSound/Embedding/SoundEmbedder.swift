@@ -40,7 +40,7 @@ public final class SoundEmbedder: WindowEmbedder, @unchecked Sendable {
 
     public let info: Info
     public let frontEnd = LogMelSpectrogram(.yamnet)
-    /// SHA-256 of the model file, recorded in trained models.
+    /// The installed build's identity (`ModelStore.buildIdentity`), recorded in trained models.
     public let modelHash: String
     private let session: InferenceSession
 
@@ -53,8 +53,7 @@ public final class SoundEmbedder: WindowEmbedder, @unchecked Sendable {
             throw ModelError.failedToLoad(model: "YAMNet", detail: "\(json) is not the float YAMNet's description")
         }
         session = try InferenceSession(path: model, threads: threads)
-        modelHash = (try? String(contentsOfFile: store.home.appendingPathComponent("models/yamnet/.earshot-stamp").path,
-                                 encoding: .utf8))?.split(separator: " ").last.map(String.init) ?? "unknown"
+        modelHash = try store.buildIdentity(of: "models/yamnet", model: "YAMNet")
     }
 
     public var labels: [String] { info.labels }

@@ -43,7 +43,7 @@ public enum SoundFeatures: String, Sendable, Codable, CaseIterable {
 /// A frozen network that cuts a recording into analysis windows and gives each a feature vector.
 public protocol WindowEmbedder: AnyObject, Sendable {
     var features: SoundFeatures { get }
-    /// SHA-256 of the installed network, recorded in trained models.
+    /// The installed network build (`ModelStore.buildIdentity`), recorded in trained models.
     var modelHash: String { get }
     /// The front-end the network reads, recorded in trained models.
     var frontEndSettings: LogMelSpectrogram.Settings { get }

@@ -88,6 +88,11 @@ public struct VoiceProfileStore: Sendable {
                   profile.centroid.count == SpeakerEncoder.dimension, profile.head.classCount == 2 else {
                 throw VoiceError.badProfile(path: url.path, problem: "not a version \(VoiceProfile.currentVersion) Earshot voice profile")
             }
+            // a head trained on another speaker network's vectors would score this one's wrongly
+            guard profile.encoder == SpeakerEncoder.modelIdentity else {
+                throw VoiceError.badProfile(path: url.path, problem: "enrolled with speaker network \(profile.encoder); this Earshot uses "
+                    + "\(SpeakerEncoder.modelIdentity) (remove it with `earshot voice remove \(name)` and enrol again)")
+            }
             return profile
         } catch let error as VoiceError {
             throw error

@@ -16,7 +16,7 @@ enum VoiceCommand {
             "earshot voice export alice -o alice.onnx",
         ],
         subcommands: [VoiceEnrollCommand.command, VoiceVerifyCommand.command, VoiceIdentifyCommand.command,
-                      VoiceListCommand.command, VoiceRemoveCommand.command, VoiceExportCommand.command])
+                      VoiceListCommand.command, VoiceRemoveCommand.command, VoiceExportCommand.command, VoicePrepareCommand.command])
 
     /// The window d-vectors of the speech in a recording to test.
     static func windows(_ enrollment: SpeakerEnrollment, _ path: String) throws -> [[Float]] {
