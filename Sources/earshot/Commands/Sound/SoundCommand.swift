@@ -41,7 +41,7 @@ enum SoundCommand {
     }
 
     static let featuresOption = Option(
-        name: "features", value: "yamnet|speaker",
+        name: "features", value: "net",
         help: "Frozen network under the head: yamnet (sounds) or speaker (voices). Default: speaker when every label folder holds speech.")
 
     /// A trained model and the network it was trained on, loaded once.
