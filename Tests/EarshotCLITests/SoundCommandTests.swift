@@ -60,10 +60,7 @@ final class SoundCommandTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         // Earshot's window probabilities for a file, then the same windows through the exported graph
         let file = dir.appendingPathComponent("data/speech/speech0.wav").path
-        let ours = try CLI.run(["sound", "classify", "--model", model, "--windows", "--json", "--top", "3", file])
-        XCTAssertEqual(ours.status, 0, ours.stderr)
-        let doc = try JSONSerialization.jsonObject(with: Data(ours.stdout.utf8)) as! [String: Any]
-        let firstWindow = (doc["windows"] as! [[String: Any]])[0]["top"] as! [[String: Any]]
+        let firstWindow = try SoundCLI.firstWindow(model: model, file: file, top: 3)
         let script = """
             import json, sys, numpy as np, onnxruntime as ort
             sys.path.insert(0, sys.argv[3])
@@ -83,8 +80,7 @@ final class SoundCommandTests: XCTestCase {
         let out = try TestAudio.run(python, ["-c", script, onnx, raw.path, referenceDir])
         let theirs = try JSONSerialization.jsonObject(with: out) as! [String: Double]
         XCTAssertEqual(theirs.count, 3)
-        for entry in firstWindow {
-            let label = entry["label"] as! String, p = entry["confidence"] as! Double
+        for (label, p) in firstWindow {
             XCTAssertEqual(theirs[label]!, p, accuracy: 1e-4 + 5e-5, label)  // ours is printed to 4 decimals
         }
     }

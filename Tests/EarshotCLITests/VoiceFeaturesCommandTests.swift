@@ -34,10 +34,7 @@ final class VoiceFeaturesCommandTests: XCTestCase {
         XCTAssertEqual(export.status, 0, export.stderr)
         XCTAssertTrue(export.stdout.contains("input mel_window [n,80,40]"), export.stdout)
         let file = dir.appendingPathComponent("data/low/en+m1-0.wav").path
-        let ours = try CLI.run(["sound", "classify", "--model", model, "--windows", "--json", "--top", "2", file])
-        XCTAssertEqual(ours.status, 0, ours.stderr)
-        let doc = try JSONSerialization.jsonObject(with: Data(ours.stdout.utf8)) as! [String: Any]
-        let firstWindow = (doc["windows"] as! [[String: Any]])[0]["top"] as! [[String: Any]]
+        let firstWindow = try SoundCLI.firstWindow(model: model, file: file, top: 2)
         // the first 0.975 s window holds one encoder window: log-mel frames 0..<80
         let script = """
             import json, sys, numpy as np, onnxruntime as ort
@@ -54,8 +51,7 @@ final class VoiceFeaturesCommandTests: XCTestCase {
         try AudioFileLoader().load(path: file).samples.withUnsafeBytes { Data($0) }.write(to: raw)
         let out = try TestAudio.run(python, ["-c", script, onnx, raw.path, URL(fileURLWithPath: FloatReference.path(of: "x")).deletingLastPathComponent().path])
         let theirs = try JSONSerialization.jsonObject(with: out) as! [String: Double]
-        for entry in firstWindow {
-            let label = entry["label"] as! String, p = entry["confidence"] as! Double
+        for (label, p) in firstWindow {
             XCTAssertEqual(theirs[label]!, p, accuracy: 1e-3, label)
         }
     }
