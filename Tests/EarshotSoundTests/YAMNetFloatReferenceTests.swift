@@ -20,7 +20,7 @@ final class YAMNetFloatReferenceTests: XCTestCase {
             let starts = Array(stride(from: 0, through: mel.count / bands - SoundEmbedder.patchFrames, by: 48))
             XCTAssertEqual(starts.count, theirs.count, clip.name)
             let cosines = try zip(starts, theirs).map { start, expected in
-                FloatReference.cosine(try embedder.run(patch: mel[(start * bands)..<((start + SoundEmbedder.patchFrames) * bands)]).embedding, expected)
+                SpeakerEncoder.cosine(try embedder.run(patch: mel[(start * bands)..<((start + SoundEmbedder.patchFrames) * bands)]).embedding, expected)
             }
             let worst = cosines.min() ?? 0
             print("YAMNet vs float reference, \(clip.name): \(cosines.count) patches, worst cosine \(worst)")

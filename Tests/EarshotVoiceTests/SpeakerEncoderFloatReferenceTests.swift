@@ -18,7 +18,7 @@ final class SpeakerEncoderFloatReferenceTests: XCTestCase {
             let theirs = (reference["windows"] as! [[NSNumber]]).map { $0.map(\.floatValue) }
             let ours = try encoder.windowEmbeddings(clip.samples[...])
             XCTAssertEqual(ours.count, theirs.count, clip.name)
-            let worst = zip(ours, theirs).map { FloatReference.cosine($0, $1) }.min() ?? 0
+            let worst = zip(ours, theirs).map { SpeakerEncoder.cosine($0, $1) }.min() ?? 0
             print("speaker encoder vs float reference, \(clip.name): \(ours.count) windows, worst cosine \(worst)")
             XCTAssertGreaterThanOrEqual(worst, 0.99, clip.name)
         }

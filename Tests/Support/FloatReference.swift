@@ -64,9 +64,4 @@ public enum FloatReference {
         }
         return clips
     }
-
-    public static func cosine(_ a: [Float], _ b: [Float]) -> Float {
-        let dot = zip(a, b).map(*).reduce(0, +)
-        return dot / ((a.map { $0 * $0 }.reduce(0, +) * b.map { $0 * $0 }.reduce(0, +)).squareRoot() + 1e-12)
-    }
 }

@@ -22,15 +22,17 @@ public final class SpeakerWindowEmbedder: WindowEmbedder {
         let windowSamples = windowSamples(settings)
         let vectors = try encoder.windowEmbeddings(samples[...])  // vector v covers frames 40v ..< 40v + 80
         let rate = Double(Self.sampleRate)
+        let frames = encoder.frontEnd.frameCount(windowSamples)
+        let stride = SpeakerEncoder.strideFrames
         return settings.starts(count: samples.count, windowSamples: windowSamples, sampleRate: Self.sampleRate).map { start in
-            let first = start / 160, frames = encoder.frontEnd.frameCount(windowSamples)
-            let inside = vectors.indices.filter {
-                $0 * SpeakerEncoder.strideFrames >= first && $0 * SpeakerEncoder.strideFrames + SpeakerEncoder.windowFrames <= first + frames
-            }
+            // encoder windows wholly inside frames first ..< first + frames
+            let first = start / 160
+            let lowest = min(vectors.count - 1, (first + stride - 1) / stride)
+            let highest = min(vectors.count - 1, (first + frames - SpeakerEncoder.windowFrames) / stride)
             // a window narrower than the hop grid still gets the encoder window nearest its start
-            let chosen = inside.isEmpty ? [min(vectors.count - 1, (first + SpeakerEncoder.strideFrames - 1) / SpeakerEncoder.strideFrames)] : inside
+            let chosen = highest >= lowest ? Array(vectors[lowest...highest]) : [vectors[lowest]]
             return SoundWindow(start: Double(start) / rate, end: Double(start + windowSamples) / rate,
-                               embedding: SpeakerEncoder.mean(chosen.map { vectors[$0] }), scores: [])
+                               embedding: SpeakerEncoder.mean(chosen), scores: [])
         }
     }
 }
