@@ -1,6 +1,8 @@
 # Earshot: every target installs what it needs first (scripts/setup.sh is idempotent and quick when done).
 EARSHOT_HOME ?= $(HOME)/.cache/earshot
 export EARSHOT_HOME
+# where setup writes the pkg-config files of the native runtimes (sherpa-onnx, llama.cpp) that SwiftPM reads
+export PKG_CONFIG_PATH := $(EARSHOT_HOME)/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 SWIFT ?= swift
 
 .PHONY: setup build demo test bench avx2-check clean

@@ -1,26 +1,11 @@
 // swift-tools-version:6.0
 // Earshot: on-device audio intelligence for Linux. One module per capability over a shared core;
 // C libraries reached through system-library targets (headers come from Debian or from setup).
-import Foundation
 import PackageDescription
 
-// scripts/setup.sh unpacks the sherpa-onnx C API and ONNX Runtime under EARSHOT_HOME; point the compiler
-// and linker there (with an rpath, so the binaries find the libraries at run time).
-let earshotHome = ProcessInfo.processInfo.environment["EARSHOT_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-    ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/earshot").path
-let sherpa = "\(earshotHome)/runtime/sherpa-onnx"
-let sherpaHeaders: [SwiftSetting] = [.unsafeFlags(["-Xcc", "-I\(sherpa)/include"])]
-let sherpaLibraries: [LinkerSetting] = [
-    .unsafeFlags(["-L\(sherpa)/lib", "-Xlinker", "-rpath", "-Xlinker", "\(sherpa)/lib"]),
-]
-
-// scripts/build-llama.sh builds libllama (+ ggml) from the pinned llama-cpp-python sdist into the same cache.
-let llama = "\(earshotHome)/runtime/llama"
-let llamaHeaders: [SwiftSetting] = [.unsafeFlags(["-Xcc", "-I\(llama)/include"])]
-let llamaLibraries: [LinkerSetting] = [
-    .unsafeFlags(["-L\(llama)/lib", "-Xlinker", "-rpath", "-Xlinker", "\(llama)/lib"]),
-]
-
+// No unsafe flags, so other packages can depend on this one. The native runtimes that Debian does not package
+// (sherpa-onnx with ONNX Runtime, llama.cpp) are installed by scripts/setup.sh under EARSHOT_HOME with
+// pkg-config files; builds find them through PKG_CONFIG_PATH=$EARSHOT_HOME/pkgconfig (the Makefile sets it).
 let package = Package(
     name: "Earshot",
     platforms: [.macOS(.v13)],
@@ -34,55 +19,46 @@ let package = Package(
         .library(name: "EarshotCore", targets: ["EarshotCore"]),
     ],
     targets: [
-        // C bridges: Debian libraries through pkg-config, sherpa-onnx through the flags above.
-        .systemLibrary(name: "CSherpaOnnx"),
+        // C bridges, all through pkg-config: Debian's libraries and the runtimes setup installs.
+        .systemLibrary(name: "CSherpaOnnx", pkgConfig: "earshot-sherpa-onnx"),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
         .systemLibrary(name: "CPortAudio", pkgConfig: "portaudio-2.0", providers: [.apt(["portaudio19-dev"])]),
         .systemLibrary(name: "CBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CLlama"),
-        // Our own declarations of the ONNX Runtime C API subset we call (no package ships its header).
-        .target(name: "COnnxRuntime", linkerSettings: sherpaLibraries + [.linkedLibrary("onnxruntime")]),
+        .systemLibrary(name: "CLlama", pkgConfig: "earshot-llama"),
+        // Our own declarations of the ONNX Runtime C API subset we call (no package ships its header), over the
+        // ONNX Runtime that ships with sherpa-onnx: one copy of the runtime in the process.
+        .target(name: "COnnxRuntime", dependencies: ["CSherpaOnnx"], linkerSettings: [.linkedLibrary("onnxruntime")]),
 
         // Shared core: audio decoding, resampling, live sources, model locations, ONNX Runtime, log-mel
         // features, training math, errors, terminal output.
         .target(name: "EarshotCore", dependencies: ["CSndFile", "CSoxr", "CPortAudio", "CBLAS", "COnnxRuntime"]),
         // Capability: speech to text (files and live).
-        .target(name: "EarshotSpeech", dependencies: ["EarshotCore", "CSherpaOnnx"],
-                swiftSettings: sherpaHeaders, linkerSettings: sherpaLibraries),
+        .target(name: "EarshotSpeech", dependencies: ["EarshotCore", "CSherpaOnnx"]),
         // Capability: sound classification (built-in AudioSet classifier, trained classifiers).
         .target(name: "EarshotSound", dependencies: ["EarshotCore"]),
         // Capability: voice ID (enrolment trained on the device, verification, identification).
         // Uses speech's voice-activity detector to find the speech in clips.
-        .target(name: "EarshotVoice", dependencies: ["EarshotCore", "EarshotSpeech"],
-                swiftSettings: sherpaHeaders, linkerSettings: sherpaLibraries),
+        .target(name: "EarshotVoice", dependencies: ["EarshotCore", "EarshotSpeech"]),
         // Local language model and text embeddings (llama.cpp): titles, summaries, action items, meaning search.
-        .target(name: "EarshotLanguage", dependencies: ["EarshotCore", "CLlama"],
-                swiftSettings: llamaHeaders, linkerSettings: llamaLibraries),
+        .target(name: "EarshotLanguage", dependencies: ["EarshotCore", "CLlama"]),
         // Capability: voice notes (SQLite store, staged pipeline over speech and language, search, export).
-        .target(name: "EarshotNotes", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotLanguage", "CSQLite"],
-                swiftSettings: sherpaHeaders + llamaHeaders, linkerSettings: sherpaLibraries + llamaLibraries),
+        .target(name: "EarshotNotes", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotLanguage", "CSQLite"]),
         // Thin command-line front end.
         .executableTarget(name: "earshot", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotSound", "EarshotVoice",
-                                                          "EarshotNotes", "EarshotLanguage"],
-                          swiftSettings: sherpaHeaders + llamaHeaders, linkerSettings: sherpaLibraries + llamaLibraries),
+                                                          "EarshotNotes", "EarshotLanguage"]),
 
         // Benchmark driver for bench/notes.py: in-process search timings on a generated store.
-        .executableTarget(name: "earshot-bench", dependencies: ["EarshotNotes", "EarshotLanguage"],
-                          swiftSettings: sherpaHeaders + llamaHeaders, linkerSettings: sherpaLibraries + llamaLibraries),
+        .executableTarget(name: "earshot-bench", dependencies: ["EarshotNotes", "EarshotLanguage"]),
 
         // Helpers shared by the test targets: espeak-ng synthesis, shared evaluation data, running the CLI.
         .target(name: "EarshotTestSupport", dependencies: ["EarshotCore"], path: "Tests/Support"),
         .testTarget(name: "EarshotCoreTests", dependencies: ["EarshotCore", "EarshotTestSupport"]),
-        .testTarget(name: "EarshotSpeechTests", dependencies: ["EarshotSpeech", "EarshotCore", "EarshotTestSupport"],
-                    swiftSettings: sherpaHeaders, linkerSettings: sherpaLibraries),
+        .testTarget(name: "EarshotSpeechTests", dependencies: ["EarshotSpeech", "EarshotCore", "EarshotTestSupport"]),
         .testTarget(name: "EarshotSoundTests", dependencies: ["EarshotSound", "EarshotCore", "EarshotTestSupport"]),
-        .testTarget(name: "EarshotVoiceTests", dependencies: ["EarshotVoice", "EarshotCore", "EarshotTestSupport"],
-                    swiftSettings: sherpaHeaders, linkerSettings: sherpaLibraries),
-        .testTarget(name: "EarshotNotesTests", dependencies: ["EarshotNotes", "EarshotLanguage", "EarshotCore", "EarshotTestSupport"],
-                    swiftSettings: sherpaHeaders + llamaHeaders, linkerSettings: sherpaLibraries + llamaLibraries),
-        .testTarget(name: "EarshotCLITests", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotTestSupport"],
-                    swiftSettings: sherpaHeaders, linkerSettings: sherpaLibraries),
+        .testTarget(name: "EarshotVoiceTests", dependencies: ["EarshotVoice", "EarshotCore", "EarshotTestSupport"]),
+        .testTarget(name: "EarshotNotesTests", dependencies: ["EarshotNotes", "EarshotLanguage", "EarshotCore", "EarshotTestSupport"]),
+        .testTarget(name: "EarshotCLITests", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotTestSupport"]),
     ]
 )

@@ -2,7 +2,8 @@
 # Installs everything Earshot needs, idempotently, into $EARSHOT_HOME (default ~/.cache/earshot):
 # Debian packages, a pinned Python toolchain for model conversion, the native runtimes and the models
 # (every download checked against a pinned SHA-256), and Whisper converted to sherpa-onnx int8 ONNX.
-# Package.swift finds the sherpa-onnx headers and libraries under the same EARSHOT_HOME.
+# The native libraries get pkg-config files in $EARSHOT_HOME/pkgconfig (see install-native-libraries.sh);
+# builds find them through PKG_CONFIG_PATH, which the Makefile sets.
 # A second run with nothing changed only verifies and returns in seconds.
 set -euo pipefail
 
@@ -16,7 +17,7 @@ step() { STEP="$1"; echo "==> $1"; }
 sha_of() { sha256sum "$1" | cut -d' ' -f1; }
 
 DEBIAN_PACKAGES=(libsndfile1-dev libsoxr-dev libsqlite3-dev portaudio19-dev libopenblas-dev cmake ffmpeg
-  espeak-ng sox pkg-config python3-venv klettres-data pulseaudio alsa-utils)
+  espeak-ng sox pkg-config patchelf python3-venv klettres-data pulseaudio alsa-utils)
 
 step "checking Debian packages"
 missing=()
@@ -55,7 +56,7 @@ unpack() { # wheel-glob member destination (relative to EARSHOT_HOME)
 }
 
 step "unpacking sherpa-onnx runtime"
-SHERPA="runtime/sherpa-onnx"
+SHERPA="sources/sherpa-onnx"
 for f in lib/libsherpa-onnx-c-api.so lib/libonnxruntime.so include/sherpa-onnx/c-api/c-api.h; do
   unpack sherpa_onnx_core "sherpa_onnx/$f" "$SHERPA/$f"
 done
@@ -139,6 +140,9 @@ step "building llama.cpp (libllama) from the pinned llama-cpp-python source pack
   -r "$LOCK/llama-sdist.txt" -d "$EARSHOT_HOME/downloads"
 SDIST="$EARSHOT_HOME/downloads/llama_cpp_python-0.3.36.tar.gz"
 "$ROOT/scripts/build-llama.sh" "$SDIST" "$EARSHOT_HOME/runtime/llama"
+
+step "installing the native libraries for linking (pkg-config files in $EARSHOT_HOME/pkgconfig)"
+"$ROOT/scripts/install-native-libraries.sh" "$EARSHOT_HOME"
 
 step "converting all-MiniLM-L6-v2 to GGUF for text embeddings"
 out="$EARSHOT_HOME/models/text-embedding"

@@ -1,4 +1,4 @@
-import CSoxr
+internal import CSoxr
 import Foundation
 
 /// Sample-rate conversion with libsoxr at high quality (passband to 0.95 Nyquist, > 100 dB rejection).

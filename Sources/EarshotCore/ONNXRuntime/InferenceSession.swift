@@ -1,4 +1,4 @@
-import COnnxRuntime
+internal import COnnxRuntime
 import Foundation
 
 public enum ONNXRuntimeError: Error, LocalizedError, Equatable {

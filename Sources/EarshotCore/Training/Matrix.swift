@@ -1,4 +1,4 @@
-import CBLAS
+internal import CBLAS
 
 /// A dense row-major Float matrix: the unit of the training math, multiplied with OpenBLAS.
 public struct Matrix: Sendable, Equatable, Codable {

@@ -1,4 +1,4 @@
-import CSQLite
+internal import CSQLite
 import Foundation
 
 /// A value bound to or read from an SQL statement.

@@ -1,4 +1,4 @@
-import CSherpaOnnx
+internal import CSherpaOnnx
 import EarshotCore
 import Foundation
 

@@ -1,4 +1,4 @@
-import CSndFile
+internal import CSndFile
 import Foundation
 
 /// FLAC, Ogg Vorbis/Opus, MP3, AIFF and the other formats libsndfile reads.

@@ -1,4 +1,4 @@
-import CPortAudio
+internal import CPortAudio
 import Foundation
 
 /// The default input device through PortAudio in blocking mode (no C callback, no audio-thread code).
