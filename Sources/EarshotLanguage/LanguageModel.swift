@@ -38,7 +38,7 @@ public enum LanguageModelChoice: String, Sendable, CaseIterable {
 
 /// A chat model run with llama.cpp: greedy decoding (the same transcript gives the same title), optionally
 /// constrained by a GBNF grammar so the output always parses.
-public final class LanguageModel: @unchecked Sendable {
+public final class LanguageModel {
     public struct Message: Sendable {
         public var role: String
         public var content: String

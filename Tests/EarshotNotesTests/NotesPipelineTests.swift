@@ -27,11 +27,12 @@ final class NotesPipelineTests: XCTestCase {
         return NotesPipeline(store: store, options: options, modelStore: fixture.modelStore)
     }
 
-    func testAddedNoteIsTranscribedTitledSummarisedAndEmbedded() throws {
+    func testAddedNoteIsTranscribedTitledSummarisedAndEmbedded() async throws {
         try smallModelOrSkip()
         let store = try fixture.store()
         let id = try store.add(path: try fixture.speech(Self.meeting, name: "budget.wav"))
-        XCTAssertEqual(try pipeline(store).run(), 3)
+        let ran = try await pipeline(store).run()
+        XCTAssertEqual(ran, 3)
         let note = try store.note(id)
         XCTAssertTrue(note.stages.allSatisfy { $0.state == .done && $0.completions == 1 }, "\(note.stages)")
         let transcript = note.transcript.lowercased()
@@ -88,13 +89,14 @@ final class NotesPipelineTests: XCTestCase {
         XCTAssertEqual(try writer.write(transcript: "  "), NoteText(title: "Empty recording", summary: "No speech was found in this recording.", actions: []))
     }
 
-    func testSearchByMeaningFindsAParaphraseSharingNoWords() throws {
+    func testSearchByMeaningFindsAParaphraseSharingNoWords() async throws {
         let store = try fixture.store()
         let vet = try fixture.note(store, title: "Vet", transcript: "The dog has to see the vet on Tuesday for his vaccinations.")
         try fixture.note(store, title: "Taxes", transcript: "File the tax return and keep the receipts from the accountant.")
         try fixture.note(store, title: "Holiday", transcript: "We booked a cottage by the sea in Cornwall for August.")
         try fixture.note(store, title: "Car", transcript: "The car is making a strange noise when braking.")
-        XCTAssertEqual(try pipeline(store).run(), 4, "only the embedding stages were left")
+        let ran = try await pipeline(store).run()
+        XCTAssertEqual(ran, 4, "only the embedding stages were left")
         let search = NotesSearch(store: store, modelStore: fixture.modelStore)
         let query = "puppy injections appointment animal doctor"
         XCTAssertEqual(try search.search(query, mode: .words).count, 0, "no word in common")

@@ -60,7 +60,7 @@ final class NotesStoreTests: XCTestCase {
         XCTAssertEqual(try search.search("cafe", mode: .words).first?.id, other, "a title match ranks first")
         XCTAssertEqual(try search.search("cafe zoe", mode: .words).map(\.id), [cafe], "all words must appear")
         XCTAssertEqual(try search.search("budget OR honore", mode: .words).count, 2, "FTS5 syntax passes through")
-        let hit = try search.search("saint", mode: .words, highlight: ("[", "]")).first
+        let hit = try search.search("saint", mode: .words, highlight: .brackets).first
         XCTAssertTrue(hit?.snippet.contains("[Saint]") ?? false, hit?.snippet ?? "no hit")
     }
 

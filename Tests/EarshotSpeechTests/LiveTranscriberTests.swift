@@ -17,9 +17,9 @@ final class LiveTranscriberTests: XCTestCase {
     func testRawStreamOnAPipeGivesPartialsThenFinals() async throws {
         let (samples, sentences) = try dialogue()
         let input = TestAudio.pipe(delivering: TestAudio.rawS16(samples))
-        let live = try LiveTranscriber(model: .tinyEn)
+        let live = try Transcriber.shared(Transcriber.Configuration(model: .tinyEn))
         var events: [LiveEvent] = []
-        for try await event in live.events(from: RawPCMSource(handle: input)) { events.append(event) }
+        for try await event in live.live(RawPCMSource(handle: input)) { events.append(event) }
 
         let finals = events.compactMap { if case let .final(segment, _) = $0 { return segment } else { return nil } }
         XCTAssertEqual(finals.count, sentences.count, "one final line per sentence")
@@ -40,9 +40,9 @@ final class LiveTranscriberTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("dialogue.wav")
         try TestAudio.wav16(samples, rate: 16000).write(to: file)
-        let live = try LiveTranscriber(model: .tinyEn)
+        let live = try Transcriber.shared(Transcriber.Configuration(model: .tinyEn))
         var delays: [Double] = []
-        for try await event in live.events(from: try FileReplaySource(path: file.path, realtime: true)) {
+        for try await event in live.live(try FileReplaySource(path: file.path, realtime: true)) {
             if case let .final(_, delay) = event { delays.append(delay) }
         }
         XCTAssertEqual(delays.count, 3)

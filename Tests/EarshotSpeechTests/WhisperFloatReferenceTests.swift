@@ -25,16 +25,15 @@ final class WhisperFloatReferenceTests: XCTestCase {
 
     /// The shipped model's word error rate over the utterances, after checking it against the reference.
     @discardableResult
-    func compare(_ model: WhisperModel) throws -> (wer: Double, utterances: Int) {
+    func compare(_ model: WhisperModel) async throws -> (wer: Double, utterances: Int) {
         _ = try FloatReference.installed("whisper-\(model.rawValue)/model-encoder.onnx")
         let items = try utterances()
         var errors: [Bool: Int] = [:], texts: [Bool: [String]] = [:], words = 0
         for reference in [false, true] {
-            let transcriber = try FileTranscriber(model: model, threads: SpeechRecognizer.defaultThreadCount, language: "en",
-                                                  store: ModelStore(), floatReference: reference)
+            let transcriber = try Transcriber(Transcriber.Configuration(model: model), store: ModelStore(), floatReference: reference)
             words = 0
             for item in items {
-                let text = try transcriber.transcribe(item.audio, source: "").text
+                let text = try await transcriber.transcribe(item.audio, source: "").text
                 texts[reference, default: []].append(text)
                 let c = WordErrorRate.counts(reference: item.text, hypothesis: text)
                 errors[reference, default: 0] += c.errors
@@ -50,12 +49,12 @@ final class WhisperFloatReferenceTests: XCTestCase {
         return (Double(errors[false]!) / Double(words), items.count)
     }
 
-    func testTinyEnTranscribesAsWellAsItsFloatReference() throws { try compare(.tinyEn) }
+    func testTinyEnTranscribesAsWellAsItsFloatReference() async throws { try await compare(.tinyEn) }
 
     /// Also the accuracy guard: base on the 173 read-speech utterances at WER ≤ 8.9% (8.80% measured; a change
     /// or a CPU that loses accuracy fails here).
-    func testBaseTranscribesAsWellAsItsFloatReferenceAndWithin8Point9PercentWER() throws {
-        let (wer, utterances) = try compare(.base)
+    func testBaseTranscribesAsWellAsItsFloatReferenceAndWithin8Point9PercentWER() async throws {
+        let (wer, utterances) = try await compare(.base)
         guard SharedData.folder("speech") != nil else {
             throw XCTSkip("../shared/data/speech is absent: skipping the read-speech WER guard")
         }

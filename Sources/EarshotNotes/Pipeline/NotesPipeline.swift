@@ -10,7 +10,7 @@ import Foundation
 /// - its result and its `done` state are committed together, only while this worker still holds the
 ///   claim, so a result is visible whole or not at all and a stage completes exactly once;
 /// - a stage left `running` by a process that no longer exists (killed) is claimed again.
-public final class NotesPipeline: @unchecked Sendable {
+public final class NotesPipeline {
     public struct Options: Sendable {
         public var whisper: WhisperModel = .default
         public var languageModel: LanguageModelChoice = .standard
@@ -31,7 +31,6 @@ public final class NotesPipeline: @unchecked Sendable {
     public let options: Options
     private let modelStore: ModelStore
     private let pid = Int64(ProcessInfo.processInfo.processIdentifier)
-    private var transcriber: FileTranscriber?
     private var writer: NoteWriter?
     private var writerChecked = false
     private var embedder: TextEmbedder?
@@ -42,15 +41,17 @@ public final class NotesPipeline: @unchecked Sendable {
         self.modelStore = modelStore
     }
 
-    /// Runs stages until none is ready (or `only` note's are done); returns how many ran.
+    /// Runs stages until none is ready (or `only` note's are done); returns how many ran. Runs on the caller's
+    /// actor (the pipeline is not shared between tasks: `NotesLibrary` owns one).
     @discardableResult
-    public func run(only note: Int? = nil, onEvent: ((Event) -> Void)? = nil) throws -> Int {
+    public func run(only note: Int? = nil, isolation: isolated (any Actor)? = #isolation,
+                    onEvent: ((Event) -> Void)? = nil) async throws -> Int {
         var ran = 0
         while let (id, stage) = try claim(only: note) {
             onEvent?(.started(note: id, stage: stage))
             let started = Date()
             do {
-                let detail = try perform(stage, note: id, onEvent: onEvent)
+                let detail = try await perform(stage, note: id, onEvent: onEvent)
                 onEvent?(.finished(note: id, stage: stage, seconds: Date().timeIntervalSince(started), detail: detail))
             } catch {
                 let message = (error as? LocalizedError)?.errorDescription ?? "\(error)"
@@ -119,13 +120,15 @@ public final class NotesPipeline: @unchecked Sendable {
     // MARK: the stages
 
     /// Runs one stage of a note and commits its result; returns a line about it.
-    func perform(_ stage: NoteStage, note id: Int, onEvent: ((Event) -> Void)?) throws -> String {
+    func perform(_ stage: NoteStage, note id: Int, isolation: isolated (any Actor)? = #isolation,
+                 onEvent: ((Event) -> Void)?) async throws -> String {
         let note = try store.note(id)
         switch stage {
         case .transcribe:
-            if transcriber == nil { transcriber = try FileTranscriber(model: options.whisper, threads: options.threads, store: modelStore) }
+            let transcriber = try Transcriber.shared(Transcriber.Configuration(model: options.whisper, threads: options.threads),
+                                                     store: modelStore)
             let audio = try AudioFileLoader().load(path: note.audioPath)
-            let transcript = try transcriber!.transcribe(audio, source: note.sourceName)
+            let transcript = try await transcriber.transcribe(audio, source: note.sourceName)
             let segments = String(decoding: try JSONEncoder().encode(transcript.segments), as: UTF8.self)
             // a key-word title at once, so the list shows the topic before the language model has run
             let keywords = Titles.keywords(from: transcript.text)

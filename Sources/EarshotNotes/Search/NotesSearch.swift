@@ -4,7 +4,7 @@ import Foundation
 
 /// Finds notes by their words (SQLite FTS5, BM25 ranking, accents and case ignored), by meaning (MiniLM
 /// embeddings, cosine), or both, merged by reciprocal rank.
-public final class NotesSearch: @unchecked Sendable {
+public final class NotesSearch {
     public enum Mode: String, Sendable, CaseIterable { case words, meaning, both }
 
     public struct Hit: Sendable, Equatable {
@@ -17,7 +17,15 @@ public final class NotesSearch: @unchecked Sendable {
         public var score: Double
     }
 
-    public static let highlight = (open: "\u{1B}[1m", close: "\u{1B}[0m")
+    /// The marks put around each matching word in a snippet: "[" and "]" unless the caller says otherwise
+    /// (a terminal may want bold, a web page `<mark>`).
+    public struct Highlight: Sendable, Equatable {
+        public var open: String
+        public var close: String
+        public init(open: String, close: String) { self.open = open; self.close = close }
+        public static let brackets = Highlight(open: "[", close: "]")
+    }
+
     public let store: NotesStore
     private let index = SemanticIndex()
     private var embedder: TextEmbedder?
@@ -28,7 +36,7 @@ public final class NotesSearch: @unchecked Sendable {
         self.modelStore = modelStore
     }
 
-    public func search(_ query: String, mode: Mode = .both, limit: Int = 10, highlight: (open: String, close: String) = NotesSearch.highlight) throws -> [Hit] {
+    public func search(_ query: String, mode: Mode = .both, limit: Int = 10, highlight: Highlight = .brackets) throws -> [Hit] {
         let query = query.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !query.isEmpty else { throw NotesError.emptyQuery }
         switch mode {
@@ -64,7 +72,7 @@ public final class NotesSearch: @unchecked Sendable {
     /// Plain words are each quoted (so "can't" or "C++" are words, not syntax) and must all appear; if no
     /// note has them all, any of them will do. Stop words are dropped when the query has other words. A query written in FTS5 syntax (quotes, parentheses, AND,
     /// OR, NOT, NEAR, prefix*) is passed through, and a malformed one gets a clear error.
-    func words(_ query: String, limit: Int, highlight: (open: String, close: String)) throws -> [Hit] {
+    func words(_ query: String, limit: Int, highlight: Highlight) throws -> [Hit] {
         if Self.usesSyntax(query) { return try ftsQuery(query, original: query, limit: limit, highlight: highlight) }
         // "in", "the", "to" match every note: leave them out unless the query is nothing else
         let all = Titles.words(query), content = all.filter { !Titles.stopWords.contains($0) }
@@ -80,7 +88,7 @@ public final class NotesSearch: @unchecked Sendable {
         return query.split(separator: " ").contains { ["AND", "OR", "NOT", "NEAR"].contains(String($0)) }
     }
 
-    private func ftsQuery(_ match: String, original: String, limit: Int, highlight: (open: String, close: String)) throws -> [Hit] {
+    private func ftsQuery(_ match: String, original: String, limit: Int, highlight: Highlight) throws -> [Hit] {
         do {
             return try store.db.query("""
                 SELECT n.id, n.title, n.created, snippet(notes_fts, -1, ?, ?, '…', 12), bm25(notes_fts, 10.0, 4.0, 1.0) AS rank

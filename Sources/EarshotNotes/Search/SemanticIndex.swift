@@ -3,7 +3,7 @@ import Foundation
 
 /// Every note's text embedding in one matrix, for nearest-neighbour search by dot product (vectors are
 /// unit length). Loaded from the store once and reloaded only after the database has changed.
-final class SemanticIndex: @unchecked Sendable {
+final class SemanticIndex {
     private var ids: [Int] = []
     private var matrix = Matrix(rows: 0, columns: 0)
     private var signature: [SQLValue] = []

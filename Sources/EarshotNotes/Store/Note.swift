@@ -41,6 +41,16 @@ public struct Note: Sendable, Equatable {
     public var tags: [String]
     public var stages: [StageStatus]
 
+    /// Where the note's background work stands, in words: "ready", "summarise failed", "transcribe…",
+    /// "waiting: embed".
+    public var status: String {
+        if stages.allSatisfy({ $0.state == .done }) { return "ready" }
+        if let failed = stages.first(where: { $0.state == .failed }) { return "\(failed.stage.rawValue) failed" }
+        if let running = stages.first(where: { $0.state == .running }) { return "\(running.stage.rawValue)…" }
+        if let next = stages.first(where: { $0.state == .pending }) { return "waiting: \(next.stage.rawValue)" }
+        return ""
+    }
+
     /// The note's title, or a placeholder while it has none.
     public var displayTitle: String { title.isEmpty ? "(untitled: \(sourceName))" : title }
 }

@@ -6,7 +6,7 @@ import Foundation
 /// `EARSHOT_HOME/notes`. Recordings are copied in atomically (temporary file, then rename) and never
 /// changed after; a note and its pipeline stages are inserted in one transaction, so a note exists with
 /// all its work queued or not at all. Any number of processes may open the store at once.
-public final class NotesStore: @unchecked Sendable {
+public final class NotesStore {
     public let directory: URL
     public let audioDirectory: URL
     let db: SQLiteDatabase

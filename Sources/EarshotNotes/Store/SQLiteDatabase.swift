@@ -20,7 +20,7 @@ public enum SQLValue: Sendable, Equatable {
 /// One connection to an SQLite database in WAL mode: readers never block the writer, several processes
 /// share the file, and a busy database is waited for (10 s) instead of failing. Errors carry SQLite's
 /// message and code, never the statement text.
-public final class SQLiteDatabase: @unchecked Sendable {
+public final class SQLiteDatabase {
     public struct Failure: Error, Sendable {
         public var code: Int32
         public var message: String

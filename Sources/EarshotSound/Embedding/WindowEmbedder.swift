@@ -31,11 +31,16 @@ public enum SoundFeatures: String, Sendable, Codable, CaseIterable {
         }
     }
 
-    /// Loads the network.
+    private struct Key: Hashable, Sendable { let features: SoundFeatures; let home: URL }
+    private static let loaded = SharedInstances<Key, any WindowEmbedder>()
+
+    /// The network, loaded once per process (embedders are read-only and safe to share between tasks).
     public func embedder(store: ModelStore = ModelStore()) throws -> any WindowEmbedder {
-        switch self {
-        case .yamnet: return try SoundEmbedder(store: store)
-        case .speaker: return try SpeakerWindowEmbedder(encoder: SpeakerEncoder(store: store))
+        try Self.loaded.instance(for: Key(features: self, home: store.home)) {
+            switch self {
+            case .yamnet: return try SoundEmbedder(store: store)
+            case .speaker: return try SpeakerWindowEmbedder(encoder: SpeakerEncoder.shared(store: store))
+            }
         }
     }
 }

@@ -1,28 +1,41 @@
 import EarshotCore
 import Foundation
 
-/// Trains sound classifiers: frozen embeddings per window (YAMNet, or the speaker encoder for voices), a
-/// small head trained on top.
-public final class SoundClassifierTrainer: @unchecked Sendable {
+/// Trains sound classifiers, the door to it: frozen embeddings per window (YAMNet, or the speaker encoder
+/// for voices), a small head trained on top. A value (settings plus a shared, read-only network), so it
+/// can be handed to any task; see `train(folder:)`, `evaluate(_:folder:)` and `crossValidate(folder:)`.
+public struct SoundClassifierTrainer: Sendable {
     public let embedder: any WindowEmbedder
     public let cache: EmbeddingCache
     public var window = WindowSettings()
     public var options = HeadTrainer.Options()
     private let loader = AudioFileLoader(sampleRate: SoundEmbedder.sampleRate)
 
-    public init(embedder: any WindowEmbedder, cache: EmbeddingCache) {
+    public init(embedder: any WindowEmbedder, cache: EmbeddingCache = EmbeddingCache(), window: WindowSettings = WindowSettings(),
+                options: HeadTrainer.Options = HeadTrainer.Options()) {
         self.embedder = embedder
         self.cache = cache
+        self.window = window
+        self.options = options
+    }
+
+    /// A trainer on `features`, or, when nil, on the network `SoundFeatures.suggested` picks for the
+    /// labelled folder at `folder` (voice features when every label is speech).
+    public init(features: SoundFeatures?, for folder: String, window: WindowSettings = WindowSettings(),
+                options: HeadTrainer.Options = HeadTrainer.Options(), store: ModelStore = ModelStore()) throws {
+        let chosen = try features ?? SoundFeatures.suggested(for: SoundDataset.scan(folder),
+                                                             using: SoundClassifier.builtIn(store: store).embedder as! SoundEmbedder).features
+        self.init(embedder: try chosen.embedder(store: store), cache: EmbeddingCache(store: store), window: window, options: options)
     }
 
     /// A file that could not be used, and why.
-    public struct Skipped: Sendable, Equatable {
+    public struct Skipped: Sendable, Equatable, Codable {
         public var path: String
         public var reason: String
     }
 
     /// Window embeddings per dataset item (nil for files that could not be read), from the cache when possible.
-    public func embeddings(of dataset: SoundDataset, progress: ((Int, Int) -> Void)? = nil) -> (windows: [[SoundWindow]?], skipped: [Skipped]) {
+    public func embeddings(of dataset: SoundDataset, progress: (@Sendable (Int, Int) -> Void)? = nil) -> (windows: [[SoundWindow]?], skipped: [Skipped]) {
         var skipped: [Skipped] = []
         var result: [[SoundWindow]?] = []
         for (i, item) in dataset.items.enumerated() {

@@ -4,7 +4,7 @@ import Foundation
 
 /// Whisper through sherpa-onnx's offline recognizer: one call turns ≤ 30 s of 16 kHz speech into text.
 /// Loading takes a moment; reuse one recognizer for many files. Not safe to call from several threads at once.
-public final class SpeechRecognizer: @unchecked Sendable {
+public final class SpeechRecognizer {
     public static let sampleRate = 16_000
     /// Whisper's window: longer audio must be segmented first.
     public static let maxSeconds = 30.0

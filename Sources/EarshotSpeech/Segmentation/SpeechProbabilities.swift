@@ -5,7 +5,7 @@ import Foundation
 /// sherpa-onnx's detector (used for transcription) adds its own start/end rules on top of these, and
 /// they drop sub-second words: a spoken digit whose frames score 0.9 comes back as no region at all.
 /// Callers that judge a short clip (voice enrolment) read the probabilities themselves.
-public final class SpeechProbabilities: @unchecked Sendable {
+public final class SpeechProbabilities: Sendable {
     public static let sampleRate = 16_000
     public static let frameSamples = 512
     /// silero v5+ reads each frame with the last 64 samples of the previous one in front.

@@ -10,7 +10,7 @@ public struct SpeechRegion: Sendable, Equatable {
 }
 
 /// Silero VAD through sherpa-onnx: feed audio in order, collect the speech regions it closes.
-public final class VoiceActivityDetector: @unchecked Sendable {
+public final class VoiceActivityDetector {
     public struct Settings: Sendable {
         public var threshold: Float = 0.5
         /// Silence that ends a region; also the floor of the live final-line delay.

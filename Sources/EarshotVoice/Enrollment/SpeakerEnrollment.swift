@@ -5,7 +5,7 @@ import Foundation
 /// Enrols a person on the device: speech is found in each clip with the VAD, the frozen encoder turns
 /// every 0.8 s window into a d-vector, and a head is trained (AdamW, cross-entropy) to tell this person's
 /// windows from other speakers' — the background set and everyone already enrolled.
-public final class SpeakerEnrollment: @unchecked Sendable {
+public final class SpeakerEnrollment: Sendable {
     public static let minimumClips = 3
     /// Short clips work (spoken digits), but accuracy grows with speech: 5 × 10 s is the recommendation.
     public static let minimumSpeechPerClip = 0.2
@@ -14,9 +14,12 @@ public final class SpeakerEnrollment: @unchecked Sendable {
     public let encoder: SpeakerEncoder
     private let detector: SpeechProbabilities
     private let loader = AudioFileLoader(sampleRate: SpeakerEncoder.sampleRate)
-    public var options: HeadTrainer.Options = {
+    public let options: HeadTrainer.Options
+
+    /// The head's training settings: a linear head on ~1,000 rows, where full-batch steps reach the optimum
+    /// in a fraction of a second.
+    public static let defaultOptions: HeadTrainer.Options = {
         var o = HeadTrainer.Options()
-        // a linear head on ~1,000 rows: full-batch steps reach the optimum in a fraction of a second
         o.fullBatch = true
         o.maxEpochs = 200
         o.learningRate = 1e-2
@@ -24,8 +27,10 @@ public final class SpeakerEnrollment: @unchecked Sendable {
         return o
     }()
 
-    public init(encoder: SpeakerEncoder, store: ModelStore = ModelStore()) throws {
+    public init(encoder: SpeakerEncoder, options: HeadTrainer.Options = SpeakerEnrollment.defaultOptions,
+                store: ModelStore = ModelStore()) throws {
         self.encoder = encoder
+        self.options = options
         detector = try SpeechProbabilities(store: store)
     }
 
@@ -99,14 +104,22 @@ public final class SpeakerEnrollment: @unchecked Sendable {
 
 /// Scores recordings against enrolled profiles.
 public struct VoiceVerifier: Sendable {
-    public struct Score: Sendable, Equatable {
+    public struct Score: Sendable, Equatable, Codable {
         public var name: String
         /// Mean over the recording's windows of the head's probability that it is this person.
         public var probability: Float
         /// Cosine of the recording's d-vector to the profile's centroid.
         public var cosine: Float
         public var threshold: Float
-        public var accepted: Bool { probability >= threshold }
+        public var accepted: Bool
+
+        public init(name: String, probability: Float, cosine: Float, threshold: Float) {
+            self.name = name
+            self.probability = probability
+            self.cosine = cosine
+            self.threshold = threshold
+            accepted = probability >= threshold
+        }
     }
 
     public let encoder: SpeakerEncoder

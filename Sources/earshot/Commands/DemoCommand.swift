@@ -42,10 +42,10 @@ enum DemoCommand {
         }
         let audio = try synthesise(passage, espeak: espeak)
         let loadStart = Date()
-        let transcriber = try FileTranscriber(model: speech.model, threads: speech.threads, language: speech.language)
+        let transcriber = try Transcriber(speech)
         let loadTime = Date().timeIntervalSince(loadStart)
         let start = Date()
-        let transcript = try transcriber.transcribe(audio, source: "espeak-ng passage")
+        let transcript = try await transcriber.transcribe(audio, source: "espeak-ng passage")
         let elapsed = Date().timeIntervalSince(start)
         if args.flag("json") {
             print(JSONTranscriptWriter().render(transcript), terminator: "")

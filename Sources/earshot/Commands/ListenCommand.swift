@@ -29,11 +29,11 @@ enum ListenCommand {
         }
         let speech = try SpeechOptions.read(args)
         let source = try AudioSourceOptions.source(args, argument: args.positionals.first)
-        let transcriber = try LiveTranscriber(model: speech.model, threads: speech.threads, language: speech.language)
+        let transcriber = try Transcriber.shared(speech)
         let json = args.flag("json")
         let inPlace = !json && isatty(1) == 1
         if inPlace && args.positionals.isEmpty { StandardError.write("listening… (Ctrl-C to stop)\n") }
-        for try await event in transcriber.events(from: source) {
+        for try await event in transcriber.live(source) {
             switch event {
             case let .partial(text, start, end):
                 if json {

@@ -9,13 +9,7 @@ enum SpeechOptions {
         Option(name: "threads", value: "n", help: "CPU threads for the model (default \(SpeechRecognizer.defaultThreadCount))."),
     ]
 
-    struct Values {
-        let model: WhisperModel
-        let language: String
-        let threads: Int
-    }
-
-    static func read(_ args: ParsedArguments) throws -> Values {
+    static func read(_ args: ParsedArguments) throws -> Transcriber.Configuration {
         let model: WhisperModel
         do { model = try WhisperModel(named: args.value("model") ?? WhisperModel.default.rawValue) } catch {
             throw UsageError(message: error.localizedDescription, path: args.path)
@@ -24,7 +18,7 @@ enum SpeechOptions {
         if model == .tinyEn && !["en", "auto"].contains(language) {
             throw UsageError(message: "tiny.en understands English only; use --model base for '\(language)'", path: args.path)
         }
-        return Values(model: model, language: language,
-                      threads: try args.int("threads", default: SpeechRecognizer.defaultThreadCount, range: 1...64))
+        return Transcriber.Configuration(model: model, threads: try args.int("threads", default: SpeechRecognizer.defaultThreadCount, range: 1...64),
+                                         language: language)
     }
 }

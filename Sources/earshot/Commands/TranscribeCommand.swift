@@ -38,7 +38,7 @@ enum TranscribeCommand {
                 throw UsageError(message: "cannot create output folder \(dir): \(error.localizedDescription)", path: args.path)
             }
         }
-        let transcriber = try FileTranscriber(model: speech.model, threads: speech.threads, language: speech.language)
+        let transcriber = try Transcriber.shared(speech)
         let loader = AudioFileLoader(sampleRate: SpeechRecognizer.sampleRate)
         var failures = 0
         var jsonDocuments: [String] = []
@@ -48,7 +48,7 @@ enum TranscribeCommand {
                 let bar = ProgressBar(label: (path as NSString).lastPathComponent, total: 1,
                                       enabled: StandardError.isTerminal && !args.flag("no-progress") && audio.duration > 20)
                 let started = Date()
-                let transcript = try transcriber.transcribe(audio, source: path) { bar.update($0) }
+                let transcript = try await transcriber.transcribe(audio, source: path) { bar.update($0) }
                 bar.finish()
                 let elapsed = Date().timeIntervalSince(started)
                 let rendered = format.writer.render(transcript)

@@ -23,14 +23,14 @@ public struct FFmpegDecoder: Sendable {
             throw AudioError.unreadable(path: displayName, reason: "could not start ffmpeg: \(error.localizedDescription)")
         }
         // stderr is drained concurrently so a chatty ffmpeg cannot block on a full pipe
-        let errData = LockedBox(Data())
-        let errReader = Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
+        let errData = Locked<Data?>(nil)
+        let errReader = Thread { let read = err.fileHandleForReading.readDataToEndOfFile(); errData.withLock { $0 = read } }
         errReader.start()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        while !errData.isSet { usleep(1000) }
+        while errData.withLock({ $0 == nil }) { usleep(1000) }
         guard process.terminationStatus == 0 else {
-            let message = String(decoding: errData.get(), as: UTF8.self)
+            let message = String(decoding: errData.withLock { $0 } ?? Data(), as: UTF8.self)
                 .split(separator: "\n").last.map(String.init) ?? "ffmpeg exit code \(process.terminationStatus)"
             throw AudioError.notAudio(path: displayName, detail: message.replacingOccurrences(of: path + ": ", with: ""))
         }
@@ -46,15 +46,4 @@ public func findExecutable(_ name: String) -> String? {
         if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
     }
     return nil
-}
-
-/// A value written once by one thread and read by another.
-final class LockedBox<T>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: T
-    private var written = false
-    init(_ value: T) { self.value = value }
-    func set(_ v: T) { lock.lock(); value = v; written = true; lock.unlock() }
-    func get() -> T { lock.lock(); defer { lock.unlock() }; return value }
-    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return written }
 }

@@ -29,11 +29,11 @@ func threadedStream(
     _ produce: @escaping @Sendable (_ yield: (([Float]) -> Void), _ keepGoing: () -> Bool) throws -> Void
 ) -> AsyncThrowingStream<[Float], Error> {
     AsyncThrowingStream { continuation in
-        let cancelled = LockedBox(false)
-        continuation.onTermination = { _ in cancelled.set(true) }
+        let cancelled = Locked(false)
+        continuation.onTermination = { _ in cancelled.withLock { $0 = true } }
         let thread = Thread {
             do {
-                try produce({ continuation.yield($0) }, { !cancelled.get() })
+                try produce({ continuation.yield($0) }, { !cancelled.withLock { $0 } })
                 continuation.finish()
             } catch {
                 continuation.finish(throwing: error)

@@ -22,14 +22,13 @@ enum NotesAddCommand {
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         guard !args.positionals.isEmpty else { throw UsageError(message: "give one or more audio files", path: args.path) }
-        let store = try NotesStore()
-        let pipeline = try NotesCommand.pipeline(args, store: store)  // options checked before anything is stored
-        var added: [Int] = [], refused = 0
+        let library = try NotesCommand.library(args)  // options checked before anything is stored
+        var added: [Note] = [], refused = 0
         for path in args.positionals {
             do {
-                let id = try store.add(path: path, tags: NotesCommand.tags(args.value("tag")))
-                added.append(id)
-                if !args.flag("json") { print("note \(id): saved \(path)") }
+                let note = try await library.add(file: path, tags: NotesCommand.tags(args.value("tag")))
+                added.append(note)
+                if !args.flag("json") { print("note \(note.id): saved \(path)") }
             } catch let error as NotesError {
                 refused += 1
                 StandardError.write("earshot: error: \(error.localizedDescription)\n")
@@ -37,12 +36,14 @@ enum NotesAddCommand {
         }
         var failures = 0
         if args.flag("wait") {
-            for id in added { failures += try NotesCommand.runPipeline(pipeline, only: id) }
+            for note in added { failures += try await NotesCommand.runPipeline(library, only: note.id) }
         } else if !added.isEmpty && !args.flag("json") {
             print("run `earshot notes process` to transcribe and summarise (or add with --wait)")
         }
         if args.flag("json") {
-            JSONOutput.document(try added.map { NotesCommand.summaryObject(try store.note($0)) })
+            var notes: [Note] = []
+            for note in added { notes.append(try await library.note(note.id)) }
+            JSONOutput.document(notes.map(NotesCommand.summaryObject))
         }
         return refused > 0 || failures > 0 ? 1 : 0
     }
@@ -68,40 +69,27 @@ enum NotesRecordCommand {
         run: run)
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
-        let store = try NotesStore()
-        let pipeline = try NotesCommand.pipeline(args, store: store)
+        let library = try NotesCommand.library(args)
         let source = try AudioSourceOptions.source(args, argument: args.positionals.first)
         let limit = Double(try args.int("max", default: 3600, range: 1...86_400))
-        let dir = store.directory.appendingPathComponent("recordings")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "-")
-        let file = dir.appendingPathComponent("recording-\(stamp).wav")
         let stop = StopSignal(watchEnter: args.positionals.first != "-")
         StandardError.write(args.positionals.first == "-" ? "recording from standard input…\n" : "recording: press Enter or Ctrl-C to stop\n")
-        // each chunk goes to disk as it arrives, so a killed process still leaves its audio
-        let recording = try WAVFileWriter(url: file, sampleRate: 16_000)
-        var seconds: Double { Double(recording.frames) / 16_000 }
+        let recording: NotesLibrary.Recording
         do {
-            for try await chunk in source.chunks(sampleRate: 16_000) {
-                try recording.append(chunk)
+            recording = try await library.record(from: source, tags: NotesCommand.tags(args.value("tag")), maxSeconds: limit,
+                                                 shouldStop: { stop.stopped }) { chunk, seconds in
                 StandardError.write("\r  \(NotesExporter.durationText(seconds))  \(LevelMeter.bar(chunk))")
-                if stop.stopped || seconds >= limit { break }
             }
         } catch {
             StandardError.write("\n")
-            if recording.frames == 0 { try? FileManager.default.removeItem(at: file); throw error }
-            StandardError.write("recording stopped: \(error.localizedDescription); saving what was recorded\n")
+            throw error
         }
         StandardError.write("\n")
-        try recording.finish()
-        guard recording.frames > 0 else {
-            try? FileManager.default.removeItem(at: file)
-            throw NotesError.notAudio(path: file.path, problem: "nothing was recorded")
+        if let problem = recording.interruption {
+            StandardError.write("recording stopped: \(problem); saved what was recorded\n")
         }
-        let id = try store.add(path: file.path, tags: NotesCommand.tags(args.value("tag")))
-        try? FileManager.default.removeItem(at: file)  // the store has its own copy now
-        print("note \(id): saved \(NotesExporter.durationText(seconds)) of recording")
-        if args.flag("wait") { return try NotesCommand.runPipeline(pipeline, only: id) > 0 ? 1 : 0 }
+        print("note \(recording.note.id): saved \(NotesExporter.durationText(recording.note.duration)) of recording")
+        if args.flag("wait") { return try await NotesCommand.runPipeline(library, only: recording.note.id) > 0 ? 1 : 0 }
         return 0
     }
 }

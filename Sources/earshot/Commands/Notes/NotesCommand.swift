@@ -34,12 +34,13 @@ enum NotesCommand {
         Option(name: "threads", value: "n", help: "CPU threads for the models (default 2)."),
     ]
 
-    static func pipeline(_ args: ParsedArguments, store: NotesStore) throws -> NotesPipeline {
+    /// The notes library with the models chosen by the pipeline options (checked before anything is stored).
+    static func library(_ args: ParsedArguments) throws -> NotesLibrary {
         var options = NotesPipeline.Options()
         if let llm = args.value("llm") { options.languageModel = try LanguageModelChoice(named: llm) }
         if let model = args.value("model") { options.whisper = try WhisperModel(named: model) }
         options.threads = try args.int("threads", default: 2, range: 1...64)
-        return NotesPipeline(store: store, options: options)
+        return try NotesLibrary(options: options)
     }
 
     static func noteID(_ text: String?, _ args: ParsedArguments) throws -> Int {
@@ -53,37 +54,26 @@ enum NotesCommand {
     }
 
     /// Runs the pipeline with a line per stage on standard error; returns how many stages failed.
-    static func runPipeline(_ pipeline: NotesPipeline, only note: Int? = nil) throws -> Int {
-        var failures = 0
-        try pipeline.run(only: note) { event in
+    static func runPipeline(_ library: NotesLibrary, only note: Int? = nil) async throws -> Int {
+        try await library.process(note: note) { event in
             switch event {
             case let .started(id, stage):
                 StandardError.write("note \(id): \(stage.rawValue)…")
             case let .finished(_, _, seconds, detail):
                 StandardError.write(String(format: " done (%.1f s; %@)\n", seconds, detail))
             case let .failed(id, _, error):
-                failures += 1
                 StandardError.write(" failed: \(error)\n  (once that is fixed: earshot notes retry \(id))\n")
             case let .languageModelMissing(choice):
                 StandardError.write("\nthe \(choice.rawValue) language model is not installed: notes get key-word titles and no summary "
                                     + "(run `\(ModelStore.installCommand)` to install it)\n")
             }
-        }
-        return failures
-    }
-
-    static func stageLine(_ note: Note) -> String {
-        if note.stages.allSatisfy({ $0.state == .done }) { return "ready" }
-        if let failed = note.stages.first(where: { $0.state == .failed }) { return "\(failed.stage.rawValue) failed" }
-        if let running = note.stages.first(where: { $0.state == .running }) { return "\(running.stage.rawValue)…" }
-        if let next = note.stages.first(where: { $0.state == .pending }) { return "waiting: \(next.stage.rawValue)" }
-        return ""
+        }.failed
     }
 
     static func summaryObject(_ note: Note) -> [String: Any] {
         ["id": note.id, "title": note.title, "created": ISO8601DateFormatter().string(from: note.created),
          "duration": JSONOutput.rounded(note.duration, 2), "tags": note.tags, "source": note.sourceName,
          "stages": Dictionary(uniqueKeysWithValues: note.stages.map { ($0.stage.rawValue, $0.state.rawValue) }),
-         "status": stageLine(note)]
+         "status": note.status]
     }
 }

@@ -22,7 +22,7 @@ enum NotesEditCommand {
         guard title != nil || args.value("tag") != nil || args.value("untag") != nil else {
             throw UsageError(message: "give --title, --tag or --untag", path: args.path)
         }
-        try NotesStore().edit(id, title: title, addTags: NotesCommand.tags(args.value("tag")), removeTags: NotesCommand.tags(args.value("untag")))
+        try await NotesLibrary().edit(id, title: title, addTags: NotesCommand.tags(args.value("tag")), removeTags: NotesCommand.tags(args.value("untag")))
         print("note \(id) updated")
         return 0
     }
@@ -38,7 +38,7 @@ enum NotesDeleteCommand {
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         let id = try NotesCommand.noteID(args.positionals.first, args)
-        try NotesStore().delete(id)
+        try await NotesLibrary().delete(id)
         print("note \(id) deleted")
         return 0
     }
@@ -60,18 +60,19 @@ enum NotesExportCommand {
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         guard let dir = args.value("output") else { throw UsageError(message: "give a folder with -o", path: args.path) }
         let format: NotesExporter.Format = try args.choice("format", default: .md)
-        let store = try NotesStore()
-        let notes: [Note]
+        let library = try NotesLibrary()
+        let ids: [Int]
         if args.flag("all") {
             guard args.positionals.isEmpty else { throw UsageError(message: "give ids or --all, not both", path: args.path) }
-            notes = try store.list()
+            ids = try await library.list().map(\.id)
         } else {
             guard !args.positionals.isEmpty else { throw UsageError(message: "give note ids or --all", path: args.path) }
-            notes = try args.positionals.map { try store.note(try NotesCommand.noteID($0, args)) }
+            ids = try args.positionals.map { try NotesCommand.noteID($0, args) }
         }
-        for note in notes {
-            print(try NotesExporter.export(note, format: format, to: URL(fileURLWithPath: dir)).path)
+        for id in ids {
+            print(try await library.export(id, format: format, to: URL(fileURLWithPath: dir)).path)
         }
+        let notes = ids
         if notes.isEmpty { print("no notes to export") }
         return 0
     }
@@ -86,8 +87,7 @@ enum NotesSeedCommand {
         run: run)
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
-        let store = try NotesStore()
-        let pipeline = try NotesCommand.pipeline(args, store: store)
+        let library = try NotesCommand.library(args)
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-seed-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -95,13 +95,13 @@ enum NotesSeedCommand {
         for sample in SampleNotes.samples {
             let url = dir.appendingPathComponent(sample.name)
             try SampleNotes.synthesise(sample, to: url)
-            let id = try store.add(path: url.path, tags: sample.tags)
+            let id = try await library.add(file: url.path, tags: sample.tags).id
             ids.append(id)
             print("note \(id): saved sample \(sample.name)")
         }
         var failures = 0
         if args.flag("wait") {
-            for id in ids { failures += try NotesCommand.runPipeline(pipeline, only: id) }
+            for id in ids { failures += try await NotesCommand.runPipeline(library, only: id) }
         } else {
             print("run `earshot notes process` to transcribe and summarise them")
         }

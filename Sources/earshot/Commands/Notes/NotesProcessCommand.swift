@@ -15,9 +15,9 @@ enum NotesProcessCommand {
         run: run)
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
-        let store = try NotesStore()
-        let failures = try NotesCommand.runPipeline(try NotesCommand.pipeline(args, store: store))
-        let waiting = try store.list().filter { !$0.stages.allSatisfy { $0.state == .done } }
+        let library = try NotesCommand.library(args)
+        let failures = try await NotesCommand.runPipeline(library)
+        let waiting = try await library.list().filter { !$0.stages.allSatisfy { $0.state == .done } }
         print(waiting.isEmpty ? "all notes are ready" : "\(waiting.count) note(s) not ready: see `earshot notes list`")
         return failures > 0 ? 1 : 0
     }
@@ -35,10 +35,10 @@ enum NotesRetryCommand {
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         let id = try NotesCommand.noteID(args.positionals.first, args)
-        let store = try NotesStore()
+        let library = try NotesCommand.library(args)
         let stage: NoteStage? = args.value("stage") == nil ? nil : try args.choice("stage", default: NoteStage.transcribe)
-        let queued = try store.retry(id, from: stage)
+        let queued = try await library.retry(id, from: stage)
         print(queued == 0 ? "note \(id) has no failed stage" : "note \(id): \(queued) stage(s) queued again")
-        return try NotesCommand.runPipeline(try NotesCommand.pipeline(args, store: store), only: id) > 0 ? 1 : 0
+        return try await NotesCommand.runPipeline(library, only: id) > 0 ? 1 : 0
     }
 }

@@ -24,7 +24,7 @@ enum NotesListCommand {
             since = d
         }
         let limit = args.value("limit") == nil ? nil : try args.int("limit", default: 0, range: 1...1_000_000)
-        let notes = try NotesStore().list(since: since, tag: args.value("tag"), limit: limit)
+        let notes = try await NotesLibrary().list(since: since, tag: args.value("tag"), limit: limit)
         if args.flag("json") {
             JSONOutput.document(notes.map(NotesCommand.summaryObject))
             return 0
@@ -33,7 +33,7 @@ enum NotesListCommand {
         for n in notes {
             let tags = n.tags.isEmpty ? "" : "  " + n.tags.map { "#\($0)" }.joined(separator: " ")
             print(String(format: "%5d  %@  %@  %@  [%@]%@", n.id, NotesExporter.dateText(n.created), NotesExporter.durationText(n.duration),
-                         n.displayTitle, NotesCommand.stageLine(n), tags))
+                         n.displayTitle, n.status, tags))
         }
         return 0
     }
@@ -49,7 +49,7 @@ enum NotesShowCommand {
         run: run)
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
-        let note = try NotesStore().note(try NotesCommand.noteID(args.positionals.first, args))
+        let note = try await NotesLibrary().note(try NotesCommand.noteID(args.positionals.first, args))
         if args.flag("json") {
             print(try NotesExporter.render(note, format: .json), terminator: "")
             return 0
@@ -87,8 +87,8 @@ enum NotesSearchCommand {
         let mode: NotesSearch.Mode = args.flag("words") ? .words : args.flag("semantic") ? .meaning : .both
         let limit = try args.int("limit", default: 10, range: 1...1000)
         let json = args.flag("json")
-        let marks = json || isatty(1) != 1 ? (open: "[", close: "]") : NotesSearch.highlight
-        let hits = try NotesSearch(store: try NotesStore()).search(query, mode: mode, limit: limit, highlight: marks)
+        let marks = json || isatty(1) != 1 ? NotesSearch.Highlight.brackets : NotesSearch.Highlight(open: "\u{1B}[1m", close: "\u{1B}[0m")
+        let hits = try await NotesLibrary().search(query, mode: mode, limit: limit, highlight: marks)
         if json {
             JSONOutput.document(hits.map { ["id": $0.id, "title": $0.title, "snippet": $0.snippet, "score": JSONOutput.rounded($0.score, 4),
                                             "created": ISO8601DateFormatter().string(from: $0.created)] as [String: Any] })

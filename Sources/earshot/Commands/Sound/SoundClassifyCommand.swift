@@ -19,10 +19,7 @@ enum SoundClassifyCommand {
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         guard !args.positionals.isEmpty else { throw UsageError(message: "give at least one audio file, or '-'", path: args.path) }
         let k = try args.int("top", default: 5, range: 1...521)
-        let classifier = try args.value("model").map { path in
-            let (model, embedder) = try SoundCommand.loadModel(path)
-            return SoundClassifier(embedder: embedder, model: model)
-        } ?? SoundClassifier(embedder: try SoundEmbedder())
+        let classifier = try args.value("model").map { try SoundClassifier.load(from: $0) } ?? SoundClassifier.builtIn()
         let loader = AudioFileLoader(sampleRate: SoundEmbedder.sampleRate)
         var failures = 0
         var documents: [[String: Any]] = []

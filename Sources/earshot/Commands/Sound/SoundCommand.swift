@@ -44,14 +44,6 @@ enum SoundCommand {
         name: "features", value: "net",
         help: "Frozen network under the head: yamnet (sounds) or speaker (voices). Default: speaker when every label folder holds speech.")
 
-    /// A trained model and the network it was trained on, loaded once.
-    static func loadModel(_ path: String) throws -> (model: SoundClassifierModel, embedder: any WindowEmbedder) {
-        let model = try SoundClassifierModel.load(from: path)
-        let embedder = try model.features.embedder()
-        try model.checkCompatible(with: embedder, path: path)
-        return (model, embedder)
-    }
-
     /// The network to train on: `--features`, or the one the built-in classifier suggests for the data.
     static func trainingEmbedder(_ args: ParsedArguments, for dataset: SoundDataset) throws -> any WindowEmbedder {
         if let name = args.value("features") {
@@ -61,7 +53,7 @@ enum SoundCommand {
             }
             return try features.embedder()
         }
-        let yamnet = try SoundEmbedder()
+        let yamnet = try SoundClassifier.builtIn().embedder as! SoundEmbedder
         let (features, share) = SoundFeatures.suggested(for: dataset, using: yamnet)
         if features == .speaker {
             let labels = share.keys.sorted().joined(separator: ", ")
@@ -74,5 +66,22 @@ enum SoundCommand {
 
     static func scores(_ top: [LabelScore]) -> [[String: Any]] {
         top.map { ["label": $0.label, "confidence": JSONOutput.rounded($0.confidence)] }
+    }
+
+    /// One progress bar per step of a folder job (embedding training audio, then validation audio), on
+    /// standard error.
+    final class ProgressBars: Sendable {
+        private let current = Locked<(step: SoundTrainingProgress.Step, bar: ProgressBar)?>(nil)
+
+        @Sendable func update(_ progress: SoundTrainingProgress) {
+            current.withLock { current in
+                if current?.step != progress.step {
+                    current?.bar.finish()
+                    current = (progress.step, ProgressBar(label: progress.step.rawValue, total: Double(max(1, progress.total))))
+                }
+                current?.bar.update(Double(progress.done), detail: "\(progress.done)/\(progress.total) files")
+                if progress.done >= progress.total { current?.bar.finish() }
+            }
+        }
     }
 }

@@ -31,24 +31,27 @@ enum SoundCrossValidateCommand {
         let started = Date()
         let window = try SoundCommand.windowSettings(args)
         let headOptions = try SoundTrainCommand.options(args)
-        let data = try SoundDataset.scan(dir, meta: args.value("folds"))
-        let trainer = SoundClassifierTrainer(embedder: try SoundCommand.trainingEmbedder(args, for: data), cache: EmbeddingCache())
-        trainer.window = window
-        trainer.options = headOptions
-        let embedded = SoundTrainCommand.embed(trainer, data, "embedding")
-        for s in embedded.skipped { StandardError.write("skipped \(s.reason)\n") }
-        let embedTime = Date().timeIntervalSince(started)
-        let result = try trainer.crossValidate(data, windows: embedded.windows, folds: data.folds(k: k)) { f in
-            if !args.flag("json") { print(String(format: "fold %d: accuracy %.3f (%d test files)", f.fold, f.accuracy, f.files)) }
+        let embedder = try SoundCommand.trainingEmbedder(args, for: try SoundDataset.scan(dir, meta: args.value("folds")))
+        let trainer = SoundClassifierTrainer(embedder: embedder, window: window, options: headOptions)
+        let json = args.flag("json")
+        let embedTime = Locked(0.0)
+        let bar = SoundCommand.ProgressBars()
+        let (result, labels, skipped) = try trainer.crossValidate(folder: dir, k: k, meta: args.value("folds"), progress: { p in
+            bar.update(p)
+            if p.done >= p.total { embedTime.withLock { $0 = Date().timeIntervalSince(started) } }
+        }) { f in
+            if !json { print(String(format: "fold %d: accuracy %.3f (%d test files)", f.fold, f.accuracy, f.files)) }
         }
+        for s in skipped { StandardError.write("skipped \(s.reason)\n") }
+        let embeddingSeconds = embedTime.withLock { $0 }
         let (mean, std, report) = (result.mean, result.std, result.report)
         let total = Date().timeIntervalSince(started)
         if args.flag("json") {
-            JSONOutput.document(["folds": result.folds.map(\.accuracy), "mean": mean, "std": std, "seconds": total, "embedding_seconds": embedTime,
+            JSONOutput.document(["folds": result.folds.map(\.accuracy), "mean": mean, "std": std, "seconds": total, "embedding_seconds": embeddingSeconds,
                                  "features": trainer.embedder.features.rawValue,
-                                     "confusion": report.confusion, "labels": data.labels])
+                                     "confusion": report.confusion, "labels": labels])
         } else {
-            print(String(format: "\nmean accuracy %.3f ± %.3f over %d folds (%.1f s, of which embedding %.1f s)\n", mean, std, result.folds.count, total, embedTime))
+            print(String(format: "\nmean accuracy %.3f ± %.3f over %d folds (%.1f s, of which embedding %.1f s)\n", mean, std, result.folds.count, total, embeddingSeconds))
             print(report.text, terminator: "")
         }
         return 0

@@ -13,20 +13,17 @@ enum SoundEvaluateCommand {
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         guard args.positionals.count == 2 else { throw UsageError(message: "give a model and a labelled folder", path: args.path) }
-        let (model, embedder) = try SoundCommand.loadModel(args.positionals[0])
-        let data = try SoundDataset.scan(args.positionals[1], labels: model.labels)
-        let trainer = SoundClassifierTrainer(embedder: embedder, cache: EmbeddingCache())
-        trainer.window = model.window
-        let embedded = SoundTrainCommand.embed(trainer, data, "embedding")
-        for s in embedded.skipped { StandardError.write("skipped \(s.reason)\n") }
-        guard let report = SoundClassifierTrainer.report(model, data, embedded.windows) else {
-            throw SoundError.badDataset(path: args.positionals[1], problem: "no readable audio to evaluate")
-        }
+        let classifier = try SoundClassifier.load(from: args.positionals[0])
+        guard let model = classifier.model else { return 1 }
+        let evaluation = try SoundClassifierTrainer(embedder: classifier.embedder)
+            .evaluate(model, folder: args.positionals[1], progress: SoundCommand.ProgressBars().update)
+        let (report, skipped) = (evaluation.report, evaluation.skipped)
+        for s in skipped { StandardError.write("skipped \(s.reason)\n") }
         if args.flag("json") {
             JSONOutput.document([
                 "accuracy": report.accuracy, "labels": report.labels, "confusion": report.confusion,
                 "classes": report.classes.map { ["label": $0.label, "precision": $0.precision, "recall": $0.recall, "f1": $0.f1, "support": $0.support] },
-                "skipped": embedded.skipped.map(\.path),
+                "skipped": skipped.map(\.path),
             ])
         } else {
             print(report.text, terminator: "")

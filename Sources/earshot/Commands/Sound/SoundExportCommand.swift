@@ -24,7 +24,8 @@ enum SoundExportCommand {
         guard args.positionals.count == 1, let output = args.value("output") else {
             throw UsageError(message: "give a model and -o NAME.onnx", path: args.path)
         }
-        let (model, embedder) = try SoundCommand.loadModel(args.positionals[0])
+        let classifier = try SoundClassifier.load(from: args.positionals[0])
+        let (model, embedder) = (classifier.model!, classifier.embedder)
         try SoundClassifierExporter.export(model, embedder: embedder, to: output)
         let input = model.features == .yamnet ? "log_mel [1,1,96,64]" : "mel_window [n,80,40]"
         print("wrote \(output): input \(input), output probabilities [1,\(model.labels.count)]")

@@ -31,15 +31,10 @@ enum SoundListenCommand {
         }
         let source = try AudioSourceOptions.source(args, argument: positionals.first)
         let window = try SoundCommand.windowSettings(args)
-        let classifier = try modelPath.map { path in
-            var (model, embedder) = try SoundCommand.loadModel(path)
-            if args.value("window") != nil || args.value("overlap") != nil { model.window = window }
-            return SoundClassifier(embedder: embedder, model: model)
-        } ?? SoundClassifier(embedder: try SoundEmbedder())
-        let live = LiveSoundClassifier(classifier: classifier)
-        live.threshold = threshold
-        live.smoothing = try args.int("smooth", default: 1, range: 1...100)
-        for try await e in live.events(from: source) {
+        var classifier = try modelPath.map { try SoundClassifier.load(from: $0) } ?? SoundClassifier.builtIn()
+        if args.value("window") != nil || args.value("overlap") != nil { classifier = classifier.windowed(window) }
+        let settings = SoundClassifier.LiveSettings(threshold: threshold, smoothing: try args.int("smooth", default: 1, range: 1...100))
+        for try await e in classifier.listen(source, settings: settings) {
             if args.flag("json") {
                 JSONOutput.event(["start": JSONOutput.rounded(e.start), "end": JSONOutput.rounded(e.end),
                                              "label": e.label ?? NSNull(), "confidence": (Double(e.confidence) * 1e4).rounded() / 1e4,

@@ -54,30 +54,20 @@ enum SoundTrainCommand {
         for empty in SoundDataset.emptyLabelFolders(dir) {
             StandardError.write("warning: \(dir)/\(empty) holds no audio; label '\(empty)' is left out\n")
         }
-        var train = try SoundDataset.scan(dir, meta: args.value("meta"))
-        let trainer = SoundClassifierTrainer(embedder: try SoundCommand.trainingEmbedder(args, for: train), cache: EmbeddingCache())
-        trainer.window = window
-        trainer.options = headOptions
-        var validation: SoundDataset
-        if let v = args.value("validation") {
-            validation = try SoundDataset.scan(v, labels: train.labels)
-        } else {
-            (train, validation) = train.split(validationFraction: 0.2)
-        }
-        let embedded = embed(trainer, train, "embedding training audio")
-        let validationEmbedded = embed(trainer, validation, "embedding validation audio")
-        let skipped = embedded.skipped + validationEmbedded.skipped
-        for s in skipped { StandardError.write("skipped \(s.reason)\n") }
+        let embedder = try SoundCommand.trainingEmbedder(args, for: try SoundDataset.scan(dir, meta: args.value("meta")))
+        let trainer = SoundClassifierTrainer(embedder: embedder, window: window, options: headOptions)
         let json = args.flag("json")
-        let model = try trainer.fit(train: train, trainWindows: embedded.windows, validation: validation,
-                                    validationWindows: validationEmbedded.windows) { e in
+        let bar = SoundCommand.ProgressBars()
+        let result = try trainer.train(folder: dir, validation: args.value("validation"), meta: args.value("meta"),
+                                       progress: bar.update) { e in
             guard !json else { return }
             var line = String(format: "epoch %3d  train loss %.4f acc %.3f", e.epoch, e.trainLoss, e.trainAccuracy)
             if let l = e.validationLoss, let a = e.validationAccuracy { line += String(format: "  validation loss %.4f acc %.3f", l, a) }
             StandardError.write(line + "\n")
         }
+        let (model, report, skipped) = (result.model, result.validation, result.skipped)
+        for s in skipped { StandardError.write("skipped \(s.reason)\n") }
         try model.save(to: output)
-        let report = SoundClassifierTrainer.report(model, validation, validationEmbedded.windows)
         if json {
             JSONOutput.document([
                 "model": output, "labels": model.labels, "windows": model.training?.windows ?? 0,
@@ -87,15 +77,8 @@ enum SoundTrainCommand {
         } else {
             print("wrote \(output): \(model.labels.count) labels, \(model.training?.windows ?? 0) training windows, "
                   + "\(model.training?.epochs.count ?? 0) epochs")
-            if let report { print("\nvalidation (\(validation.items.count) files):\n" + report.text) }
+            if let report { print("\nvalidation (\(result.validationFiles) files):\n" + report.text) }
         }
         return 0
-    }
-
-    static func embed(_ trainer: SoundClassifierTrainer, _ dataset: SoundDataset, _ label: String)
-        -> (windows: [[SoundWindow]?], skipped: [SoundClassifierTrainer.Skipped]) {
-        let bar = ProgressBar(label: label, total: Double(max(1, dataset.items.count)))
-        defer { bar.finish() }
-        return trainer.embeddings(of: dataset) { done, total in bar.update(Double(done), detail: "\(done)/\(total) files") }
     }
 }

@@ -18,10 +18,6 @@ enum VoiceCommand {
         subcommands: [VoiceEnrollCommand.command, VoiceVerifyCommand.command, VoiceIdentifyCommand.command,
                       VoiceListCommand.command, VoiceRemoveCommand.command, VoiceExportCommand.command, VoicePrepareCommand.command])
 
-    /// The window d-vectors of the speech in a recording to test.
-    static func windows(_ enrollment: SpeakerEnrollment, _ path: String) throws -> [[Float]] {
-        try enrollment.windows(of: path)
-    }
 }
 
 enum VoiceVerifyCommand {
@@ -39,20 +35,18 @@ enum VoiceVerifyCommand {
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         guard args.positionals.count == 2 else { throw UsageError(message: "give a name and a recording", path: args.path) }
-        var profile = try VoiceProfileStore().load(args.positionals[0])
+        var threshold: Float?
         if let t = args.value("threshold") {
             guard let v = Float(t), v > 0, v < 1 else { throw UsageError(message: "--threshold must be between 0 and 1", path: args.path) }
-            profile.threshold = v
+            threshold = v
         }
-        let encoder = try SpeakerEncoder()
-        let enrollment = try SpeakerEnrollment(encoder: encoder)
-        let score = VoiceVerifier(encoder: encoder).score(windows: try VoiceCommand.windows(enrollment, args.positionals[1]), against: profile)
+        let score = try await VoiceID().verify(args.positionals[0], file: args.positionals[1], threshold: threshold)
         if args.flag("json") {
-            JSONOutput.document(["name": profile.name, "accepted": score.accepted, "probability": JSONOutput.rounded(score.probability),
+            JSONOutput.document(["name": score.name, "accepted": score.accepted, "probability": JSONOutput.rounded(score.probability),
                                     "threshold": JSONOutput.rounded(score.threshold), "cosine": JSONOutput.rounded(score.cosine)])
         } else {
             print(String(format: "%@: %@ (probability %.3f, threshold %.2f; cosine to enrolment %.3f)",
-                         profile.name, score.accepted ? "accepted" : "rejected", score.probability, score.threshold, score.cosine))
+                         score.name, score.accepted ? "accepted" : "rejected", score.probability, score.threshold, score.cosine))
         }
         return score.accepted ? 0 : 3
     }
@@ -69,18 +63,16 @@ enum VoiceIdentifyCommand {
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         guard !args.positionals.isEmpty else { throw UsageError(message: "give at least one recording", path: args.path) }
-        let (profiles, damaged) = VoiceProfileStore().loadAll()
+        let voices = try VoiceID()
+        let (profiles, damaged) = await voices.enrolled()
         for d in damaged { StandardError.write("warning: voice profile '\(d)' is damaged and was skipped\n") }
         guard !profiles.isEmpty else { throw VoiceError.noProfiles }
-        let encoder = try SpeakerEncoder()
-        let enrollment = try SpeakerEnrollment(encoder: encoder)
-        let verifier = VoiceVerifier(encoder: encoder)
         var documents: [[String: Any]] = []
         var failures = 0
         for path in args.positionals {
             do {
-                let scores = verifier.identify(windows: try VoiceCommand.windows(enrollment, path), among: profiles)
-                let best = scores.first { $0.accepted }?.name
+                let identification = try await voices.identify(file: path)
+                let (scores, best) = (identification.ranking, identification.speaker)
                 if args.flag("json") {
                     documents.append(["source": path, "speaker": best ?? "unknown", "ranking": scores.map {
                         ["name": $0.name, "probability": JSONOutput.rounded($0.probability), "cosine": JSONOutput.rounded($0.cosine)] }])

@@ -3,16 +3,6 @@ import EarshotVoice
 import Foundation
 
 enum VoiceEnrollCommand {
-    static let prompts = [
-        "The quick brown fox jumps over the lazy dog while the farmer watches from the gate.",
-        "Please remember to water the plants on the balcony every morning this week.",
-        "My favourite season is autumn, when the leaves turn red and the air smells of rain.",
-        "We took the night train north and woke up to mountains covered in fresh snow.",
-        "Numbers like seven, forty two and one hundred are easy to say but hard to hear.",
-        "She opened the old wooden box and found letters written by her grandfather.",
-        "Turn left at the bakery, cross the bridge, and the library is on your right.",
-    ]
-
     static let command = Command(
         name: "enroll",
         abstract: "Enrol a person: train a voice profile on the device from 3 or more clips (5 recommended).",
@@ -41,49 +31,42 @@ enum VoiceEnrollCommand {
         var clips = Array(args.positionals.dropFirst())
         if args.value("record") != nil {
             guard clips.isEmpty else { throw UsageError(message: "give clips or --record, not both", path: args.path) }
-            clips = try await record(name: name, count: try args.int("record", default: 5, range: 3...20))
+            clips = try await record(name: name, count: try args.int("record", default: 5, range: 3...20), voices: try VoiceID())
         }
-        let encoder = try SpeakerEncoder()
-        let enrollment = try SpeakerEnrollment(encoder: encoder)
+        let voices = try VoiceID(background: args.value("background").map { BackgroundSpeakers(directory: $0) })
         let bar = ProgressBar(label: "background voices", total: 1)
-        let background = try BackgroundSpeakers(directory: args.value("background")).windows(using: enrollment) { done, total in
-            bar.update(Double(done) / Double(total), detail: "\(done)/\(total) files")
-        }
+        try await voices.prepare { done, total in bar.update(Double(done) / Double(total), detail: "\(done)/\(total) files") }
         bar.finish()
         let started = Date()
-        let (profile, others) = try VoiceRoster(enrollment: enrollment).enroll(name: name, clips: clips, background: background)
+        let enrolled = try await voices.enroll(name, clips: clips)
         let seconds = Date().timeIntervalSince(started)
         if args.flag("json") {
-            JSONOutput.document(["name": name, "clips": profile.clips, "speech_seconds": (profile.speechSeconds * 10).rounded() / 10,
-                                    "windows": profile.windows.count, "other_windows": others, "seconds": (seconds * 100).rounded() / 100,
-                                 "training_seconds": ((profile.trainingSeconds ?? 0) * 1000).rounded() / 1000])
+            JSONOutput.document(["name": name, "clips": enrolled.clips, "speech_seconds": (enrolled.speechSeconds * 10).rounded() / 10,
+                                 "windows": enrolled.windows, "other_windows": enrolled.otherWindows, "seconds": (seconds * 100).rounded() / 100,
+                                 "training_seconds": (enrolled.trainingSeconds * 1000).rounded() / 1000])
         } else {
             print(String(format: "enrolled %@: %d clips, %.1f s of speech, %d windows against %d from other speakers (%.1f s)",
-                         name, profile.clips, profile.speechSeconds, profile.windows.count, others, seconds))
-            if profile.speechSeconds < 20 { print("tip: about 10 s of speech in each of 5 clips makes verification more reliable") }
+                         name, enrolled.clips, enrolled.speechSeconds, enrolled.windows, enrolled.otherWindows, seconds))
+            if enrolled.speechSeconds < 20 { print("tip: about 10 s of speech in each of 5 clips makes verification more reliable") }
         }
         return 0
     }
 
-    /// Prompts, counts down and records `count` clips of 10 s, with a level meter; returns their paths.
-    static func record(name: String, count: Int) async throws -> [String] {
+    /// Prompts, counts down and records `count` clips of 10 s from the microphone, with a level meter;
+    /// returns their paths.
+    static func record(name: String, count: Int, voices: VoiceID) async throws -> [String] {
         let dir = ModelStore().home.appendingPathComponent("voice/recordings/\(name)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         var paths: [String] = []
         for i in 0..<count {
-            StandardError.write("\nClip \(i + 1) of \(count). Read aloud:\n\n    \(prompts[i % prompts.count])\n\n")
+            let prompt = VoiceID.readingPrompts[i % VoiceID.readingPrompts.count]
+            StandardError.write("\nClip \(i + 1) of \(count). Read aloud:\n\n    \(prompt)\n\n")
             for n in stride(from: 3, through: 1, by: -1) { StandardError.write("\(n)… "); try await Task.sleep(nanoseconds: 700_000_000) }
             StandardError.write("speak now\n")
-            var samples: [Float] = []
-            for try await chunk in MicrophoneSource().chunks(sampleRate: 16_000) {
-                samples += chunk
-                StandardError.write(String(format: "\r  %4.1f s  %@", Double(samples.count) / 16_000, LevelMeter.bar(chunk)))
-                if samples.count >= 160_000 { break }
+            let clip = try await voices.recordClip(from: MicrophoneSource(), to: dir.appendingPathComponent("clip\(i + 1).wav")) { chunk, seconds in
+                StandardError.write(String(format: "\r  %4.1f s  %@", seconds, LevelMeter.bar(chunk)))
             }
             StandardError.write("\n")
-            let path = dir.appendingPathComponent("clip\(i + 1).wav").path
-            try WAVWriter.pcm16(samples, sampleRate: 16_000).write(to: URL(fileURLWithPath: path), options: .atomic)
-            paths.append(path)
+            paths.append(clip.path)
         }
         return paths
     }

@@ -20,8 +20,7 @@ enum VoiceExportCommand {
         guard args.positionals.count == 1, let output = args.value("output") else {
             throw UsageError(message: "give a name and -o NAME.onnx", path: args.path)
         }
-        let profile = try VoiceProfileStore().load(args.positionals[0])
-        try VoiceProfileExporter.export(profile, encoder: try SpeakerEncoder(), to: output)
+        let profile = try await VoiceID().export(args.positionals[0], to: output)
         print("wrote \(output): input mel_window [n,80,40], output probability [1], threshold \(profile.threshold)")
         return 0
     }

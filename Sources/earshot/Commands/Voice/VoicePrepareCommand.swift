@@ -22,17 +22,17 @@ enum VoicePrepareCommand {
         run: run)
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
-        let enrollment = try SpeakerEnrollment(encoder: try SpeakerEncoder())
         let background = BackgroundSpeakers(directory: args.value("background"))
+        let voices = try VoiceID(background: background)
         let bar = ProgressBar(label: "background voices", total: 1)
-        let windows = try background.windows(using: enrollment) { done, total in
+        let windows = try await voices.prepare { done, total in
             bar.update(Double(done) / Double(total), detail: "\(done)/\(total) files")
         }
         bar.finish()
         if args.flag("json") {
-            JSONOutput.document(["files": background.files().count, "windows": windows.count])
+            JSONOutput.document(["files": background.files().count, "windows": windows])
         } else {
-            print("background voices ready: \(windows.count) speaker vectors from \(background.files().count) recordings")
+            print("background voices ready: \(windows) speaker vectors from \(background.files().count) recordings")
         }
         return 0
     }

@@ -2,7 +2,7 @@ import Foundation
 
 /// A one-line progress bar on standard error, redrawn in place; silent when stderr is not a terminal
 /// unless forced, so logs and pipes stay clean.
-public final class ProgressBar: @unchecked Sendable {
+final class ProgressBar: @unchecked Sendable {
     private let label: String
     private let total: Double
     private let enabled: Bool
@@ -10,13 +10,13 @@ public final class ProgressBar: @unchecked Sendable {
     private var lastDraw = Date.distantPast
     private let lock = NSLock()
 
-    public init(label: String, total: Double, enabled: Bool = StandardError.isTerminal) {
+    init(label: String, total: Double, enabled: Bool = StandardError.isTerminal) {
         self.label = label
         self.total = max(total, 1e-9)
         self.enabled = enabled
     }
 
-    public func update(_ done: Double, detail: String = "") {
+    func update(_ done: Double, detail: String = "") {
         guard enabled else { return }
         lock.lock(); defer { lock.unlock() }
         let now = Date()
@@ -33,7 +33,7 @@ public final class ProgressBar: @unchecked Sendable {
         StandardError.write(line + "\u{1B}[K")
     }
 
-    public func finish() {
+    func finish() {
         guard enabled else { return }
         StandardError.write("\r\u{1B}[K")
     }

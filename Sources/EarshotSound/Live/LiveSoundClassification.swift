@@ -2,7 +2,7 @@ import EarshotCore
 import Foundation
 
 /// What live sound classification reports for each window.
-public struct LiveSoundEvent: Sendable, Equatable {
+public struct LiveSoundEvent: Sendable, Equatable, Codable {
     public var start: Double
     public var end: Double
     /// Top label after smoothing, or nil when its confidence is under the threshold.
@@ -13,20 +13,27 @@ public struct LiveSoundEvent: Sendable, Equatable {
     public var computeSeconds: Double
 }
 
-/// Windowed analysis of a live stream, like SoundAnalysis: a window of `window.duration` every hop,
-/// scores optionally averaged over the last `smoothing` windows, a label only above `threshold`.
-public final class LiveSoundClassifier: @unchecked Sendable {
-    public let classifier: SoundClassifier
-    public var threshold: Float = 0.7
-    public var smoothing = 1
-
-    public init(classifier: SoundClassifier) { self.classifier = classifier }
-
-    public func events(from source: AudioSource) -> AsyncThrowingStream<LiveSoundEvent, Error> {
-        producedStream { [self] emit in try await run(source, emit: emit) }
+extension SoundClassifier {
+    /// How live classification reports: a label only at or above `threshold`, scores averaged over the
+    /// last `smoothing` windows.
+    public struct LiveSettings: Sendable, Codable, Equatable {
+        public var threshold: Float = 0.7
+        public var smoothing = 1
+        public init(threshold: Float = 0.7, smoothing: Int = 1) {
+            self.threshold = threshold
+            self.smoothing = smoothing
+        }
     }
 
-    private func run(_ source: AudioSource, emit: (LiveSoundEvent) -> Void) async throws {
+    /// Windowed analysis of a live stream, like SoundAnalysis: a window of `window.duration` every hop.
+    /// The stream ends with the source; stop listening to stop the source.
+    public func listen(_ source: any AudioSource, settings: LiveSettings = LiveSettings()) -> AsyncThrowingStream<LiveSoundEvent, Error> {
+        producedStream { emit in try await run(source, settings: settings, emit: emit) }
+    }
+
+    private func run(_ source: any AudioSource, settings: LiveSettings, emit: (LiveSoundEvent) -> Void) async throws {
+        let classifier = self
+        let threshold = settings.threshold, smoothing = settings.smoothing
         let rate = SoundEmbedder.sampleRate
         let window = classifier.window
         let windowSamples = classifier.embedder.windowSamples(window)

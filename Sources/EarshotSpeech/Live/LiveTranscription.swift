@@ -10,27 +10,27 @@ public enum LiveEvent: Sendable, Equatable {
     case final(segment: TranscriptSegment, delay: Double)
 }
 
-/// Live speech to text: the VAD decides where utterances end; while one is going on the audio so far
-/// is re-read about once a second (by audio time, so a fast pipe gets partials too).
-public final class LiveTranscriber: @unchecked Sendable {
-    public let recognizer: SpeechRecognizer
-    private let detector: VoiceActivityDetector
-    /// Audio between partial re-reads.
-    public var partialInterval = 1.0
-    /// Audio before the detector fired that a partial includes (the detector fires late).
-    public var lookback = 0.6
-
-    public init(model: WhisperModel = .default, threads: Int = SpeechRecognizer.defaultThreadCount,
-                language: String = "en", store: ModelStore = ModelStore()) throws {
-        recognizer = try SpeechRecognizer(model: model, threads: threads, language: language, store: store)
-        detector = try VoiceActivityDetector(store: store)
+/// One live stream's transcription: the VAD decides where utterances end; while one is going on the audio
+/// so far is re-read about once a second (by audio time, so a fast pipe gets partials too). Run by
+/// `Transcriber.live`, which owns the recognizer.
+public struct LiveTranscription {
+    /// How often partial text comes, and how far back it reaches.
+    public struct Settings: Sendable, Codable, Equatable {
+        /// Audio between partial re-reads, in seconds.
+        public var partialInterval = 1.0
+        /// Audio before the detector fired that a partial includes (the detector fires late).
+        public var lookback = 0.6
+        public init(partialInterval: Double = 1.0, lookback: Double = 0.6) {
+            self.partialInterval = partialInterval
+            self.lookback = lookback
+        }
     }
 
-    public func events(from source: AudioSource) -> AsyncThrowingStream<LiveEvent, Error> {
-        producedStream { [self] emit in try await run(source, emit: emit) }
-    }
+    let settings: Settings
+    let detector: VoiceActivityDetector
 
-    private func run(_ source: AudioSource, emit: (LiveEvent) -> Void) async throws {
+    func run(_ source: any AudioSource, recognizer: SpeechRecognizer, isolation: isolated (any Actor)? = #isolation,
+             emit: (LiveEvent) -> Void) async throws {
         let rate = SpeechRecognizer.sampleRate
         let segmenter = SpeechSegmenter()
         var history = AudioHistory(keep: Int(SpeechRecognizer.maxSeconds + 5) * rate)
@@ -62,15 +62,15 @@ public final class LiveTranscriber: @unchecked Sendable {
             guard detector.isSpeaking else { continue }
             let now = history.end
             if speechStart == nil {
-                speechStart = max(0, now - Int(lookback * Double(rate)) - Int(0.3 * Double(rate)))
-                nextPartial = now + Int(partialInterval * Double(rate)) / 2
+                speechStart = max(0, now - Int(settings.lookback * Double(rate)) - Int(0.3 * Double(rate)))
+                nextPartial = now + Int(settings.partialInterval * Double(rate)) / 2
             }
             if now >= nextPartial, let start = speechStart {
                 let text = recognizer.recognize(history.samples(from: start, to: now))
                 if !text.isEmpty {
                     emit(.partial(text: text, start: Double(start) / Double(rate), end: Double(now) / Double(rate)))
                 }
-                nextPartial = history.end + Int(partialInterval * Double(rate))
+                nextPartial = history.end + Int(settings.partialInterval * Double(rate))
             }
         }
         finish(detector.flush())

@@ -1,0 +1,101 @@
+import EarshotCore
+import EarshotSpeech
+import Foundation
+
+/// Voice notes, the one door to them: save a recording at once (a file, or live audio), transcribe, title
+/// and summarise it in the background, search by words or meaning, export. An actor over one store, so one
+/// instance can be shared by any number of tasks; several processes may also open the same store (stages
+/// are claimed in SQLite transactions, see `NotesPipeline`).
+///
+///     let notes = try NotesLibrary()
+///     let note = try await notes.add(file: "memo.m4a")
+///     try await notes.process(note: note.id)
+///     let hits = try await notes.search("budget")
+public actor NotesLibrary {
+    public nonisolated let directory: URL
+    private let store: NotesStore
+    private let pipeline: NotesPipeline
+    private let searcher: NotesSearch
+
+    /// Opens (or creates) the store in `directory`. `options` choose the models the background work uses.
+    public init(directory: URL = NotesStore.defaultDirectory(), options: NotesPipeline.Options = .init(),
+                modelStore: ModelStore = ModelStore()) throws {
+        self.directory = directory
+        store = try NotesStore(directory: directory)
+        pipeline = NotesPipeline(store: store, options: options, modelStore: modelStore)
+        searcher = NotesSearch(store: store, modelStore: modelStore)
+    }
+
+    /// Saves a copy of the recording at `path` as a new note (refused, with nothing stored, when it is not
+    /// audio). The note waits for `process`.
+    public func add(file path: String, tags: [String] = []) throws -> Note {
+        try store.note(try store.add(path: path, tags: tags))
+    }
+
+    /// A recorded note, and the error that ended the source early if one did (what came before it is kept).
+    public struct Recording: Sendable {
+        public var note: Note
+        public var interruption: String?
+    }
+
+    /// Records `source` into a new note until it ends, `shouldStop` says so or `maxSeconds` pass (see
+    /// `AudioRecorder`: a killed process still leaves its audio under the store's `recordings` folder).
+    /// `onChunk` sees each chunk and the seconds so far (a level meter).
+    public func record(from source: any AudioSource, tags: [String] = [], maxSeconds: Double = 3600,
+                       shouldStop: @Sendable () -> Bool = { false },
+                       onChunk: (@Sendable (_ chunk: [Float], _ seconds: Double) -> Void)? = nil) async throws -> Recording {
+        let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "-")
+        let file = directory.appendingPathComponent("recordings/recording-\(stamp)-\(UUID().uuidString.prefix(8)).wav")
+        let recording = try await AudioRecorder.record(source, to: file, maxSeconds: maxSeconds, shouldStop: shouldStop, onChunk: onChunk)
+        let id = try store.add(path: file.path, tags: tags)
+        try? FileManager.default.removeItem(at: file)  // the store has its own copy now
+        return Recording(note: try store.note(id), interruption: recording.interruption)
+    }
+
+    /// How a run of the background work went.
+    public struct ProcessSummary: Sendable, Codable, Equatable {
+        public var stages: Int
+        public var failed: Int
+    }
+
+    /// Runs waiting stages (transcribe → title, summary, actions → embedding) until none is ready, or only
+    /// those of `note`. `onEvent` reports each stage as it starts and ends.
+    @discardableResult
+    public func process(note: Int? = nil, onEvent: (@Sendable (NotesPipeline.Event) -> Void)? = nil) async throws -> ProcessSummary {
+        let failures = Locked(0)
+        let ran = try await pipeline.run(only: note) { event in
+            if case .failed = event { failures.withLock { $0 += 1 } }
+            onEvent?(event)
+        }
+        return ProcessSummary(stages: ran, failed: failures.withLock { $0 })
+    }
+
+    public func note(_ id: Int) throws -> Note { try store.note(id) }
+
+    public func list(since: Date? = nil, tag: String? = nil, limit: Int? = nil) throws -> [Note] {
+        try store.list(since: since, tag: tag, limit: limit)
+    }
+
+    /// Notes matching `query` by words (accents and case ignored), by meaning, or both. Matches in
+    /// snippets are wrapped in `highlight`'s marks.
+    public func search(_ query: String, mode: NotesSearch.Mode = .both, limit: Int = 10,
+                       highlight: NotesSearch.Highlight = .brackets) throws -> [NotesSearch.Hit] {
+        try searcher.search(query, mode: mode, limit: limit, highlight: highlight)
+    }
+
+    public func edit(_ id: Int, title: String? = nil, addTags: [String] = [], removeTags: [String] = []) throws {
+        try store.edit(id, title: title, addTags: addTags, removeTags: removeTags)
+    }
+
+    public func delete(_ id: Int) throws { try store.delete(id) }
+
+    /// Queues a note's failed (or given) stage and those after it again; returns how many were queued.
+    @discardableResult
+    public func retry(_ id: Int, from stage: NoteStage? = nil) throws -> Int { try store.retry(id, from: stage) }
+
+    /// Writes a note as a file into `directory`; returns its path.
+    @discardableResult
+    public func export(_ id: Int, format: NotesExporter.Format, to directory: URL) throws -> URL {
+        try NotesExporter.export(try store.note(id), format: format, to: directory)
+    }
+}

@@ -1,0 +1,96 @@
+import EarshotCore
+import Foundation
+
+/// Speech to text, the one door to it: recordings of any length and format, and live audio with partial
+/// results. An actor, so one instance can be shared by any number of tasks; its calls run one at a time on
+/// the loaded Whisper (`Transcriber.shared` gives every caller in the process the same loaded model).
+///
+///     let transcriber = try Transcriber.shared()
+///     let transcript = try await transcriber.transcribe(file: "meeting.m4a")
+///     print(transcript.text)
+public actor Transcriber {
+    /// Which Whisper, on how many threads, in which language.
+    public struct Configuration: Sendable, Codable, Hashable {
+        public var model: WhisperModel
+        public var threads: Int
+        /// A Whisper language code for the multilingual model, or "auto" to detect it.
+        public var language: String
+
+        public init(model: WhisperModel = .default, threads: Int = SpeechRecognizer.defaultThreadCount, language: String = "en") {
+            self.model = model
+            self.threads = threads
+            self.language = language
+        }
+    }
+
+    public nonisolated let configuration: Configuration
+    private let recognizer: SpeechRecognizer
+    private let detector: VoiceActivityDetector
+    private let store: ModelStore
+    private let loader = AudioFileLoader(sampleRate: SpeechRecognizer.sampleRate)
+    /// How recordings are cut into pieces for Whisper.
+    public var segmenter = SpeechSegmenter()
+
+    /// Loads Whisper and the voice-activity detector (about half a second for base).
+    public init(_ configuration: Configuration = Configuration(), store: ModelStore = ModelStore()) throws {
+        try self.init(configuration, store: store, floatReference: false)
+    }
+
+    /// - Parameter floatReference: Whisper from setup's float conversion (tests compare it with the shipped one).
+    init(_ configuration: Configuration, store: ModelStore, floatReference: Bool) throws {
+        self.configuration = configuration
+        self.store = store
+        recognizer = try SpeechRecognizer(model: configuration.model, threads: configuration.threads,
+                                          language: configuration.language, store: store, floatReference: floatReference)
+        detector = try VoiceActivityDetector(store: store)
+    }
+
+    private struct Key: Hashable, Sendable { let configuration: Configuration; let home: URL }
+    private static let instances = SharedInstances<Key, Transcriber>()
+
+    /// The process's transcriber for `configuration`, loaded on first use.
+    public static func shared(_ configuration: Configuration = Configuration(), store: ModelStore = ModelStore()) throws -> Transcriber {
+        try instances.instance(for: Key(configuration: configuration, home: store.home)) { try Transcriber(configuration, store: store) }
+    }
+
+    /// Transcribes an audio file in any format (or standard input, "-").
+    /// - Parameter progress: called with the fraction done.
+    public func transcribe(file path: String, progress: (@Sendable (Double) -> Void)? = nil) throws -> Transcript {
+        try transcribe(try loader.load(path: path), source: path, progress: progress)
+    }
+
+    /// Transcribes audio already in memory, at any sample rate. `source` names it in the transcript.
+    public func transcribe(_ audio: AudioBuffer, source: String, progress: (@Sendable (Double) -> Void)? = nil) throws -> Transcript {
+        let rate = Double(SpeechRecognizer.sampleRate)
+        let audio = audio.sampleRate == SpeechRecognizer.sampleRate
+            ? audio : try Resampler.resample(audio, to: SpeechRecognizer.sampleRate)
+        let pieces = segmenter.pieces(of: audio, detector: detector) { progress?($0 * 0.05) }
+        let total = pieces.reduce(0) { $0 + $1.read.end - $1.read.start }
+        var done = 0
+        var segments: [TranscriptSegment] = []
+        for piece in pieces {
+            let text = recognizer.recognize(audio.samples[piece.read.start..<piece.read.end])
+            done += piece.read.end - piece.read.start
+            progress?(0.05 + 0.95 * Double(done) / Double(max(1, total)))
+            guard !text.isEmpty else { continue }
+            segments.append(TranscriptSegment(start: Double(piece.speech.start) / rate,
+                                              end: Double(piece.speech.end) / rate, text: text))
+        }
+        progress?(1)
+        return Transcript(source: source, model: recognizer.model.rawValue, duration: audio.duration, segments: segments)
+    }
+
+    /// Live transcription of `source`: partial text about once a second while someone speaks, and a final
+    /// segment when they pause. The stream ends with the source; stop listening to stop the source.
+    public nonisolated func live(_ source: any AudioSource, settings: LiveTranscription.Settings = .init())
+        -> AsyncThrowingStream<LiveEvent, Error> {
+        producedStream { emit in try await self.runLive(source, settings: settings, emit: emit) }
+    }
+
+    private func runLive(_ source: any AudioSource, settings: LiveTranscription.Settings,
+                         emit: @Sendable (LiveEvent) -> Void) async throws {
+        // each stream has its own detector state; the recognizer is shared, one piece at a time
+        let live = LiveTranscription(settings: settings, detector: try VoiceActivityDetector(store: store))
+        try await live.run(source, recognizer: recognizer, emit: emit)
+    }
+}

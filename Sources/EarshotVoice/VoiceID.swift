@@ -1,0 +1,123 @@
+import EarshotCore
+import Foundation
+
+/// Voice recognition, the one door to it: enrol a person from a few clips (a head trained on the device
+/// over the frozen speaker network), then verify a recording against them or identify who is speaking,
+/// and export a person's model. An actor over one profile folder, so one instance can be shared by any
+/// number of tasks and enrolments never interleave; the speaker network is loaded once per process.
+///
+///     let voices = try VoiceID()
+///     try await voices.enroll("alice", clips: ["a1.wav", "a2.wav", "a3.wav"])
+///     let score = try await voices.verify("alice", file: "door.wav")
+///     print(score.accepted)
+public actor VoiceID {
+    public nonisolated let profiles: VoiceProfileStore
+    public nonisolated let background: BackgroundSpeakers
+    private let enrollment: SpeakerEnrollment
+    private let verifier: VoiceVerifier
+    private var backgroundWindows: [[Float]]?
+
+    /// - Parameters:
+    ///   - profiles: where profiles are kept (default `EARSHOT_HOME/voice/profiles`).
+    ///   - background: other speakers' recordings each person is trained against (default: the ones setup installs).
+    public init(profiles: VoiceProfileStore? = nil, background: BackgroundSpeakers? = nil, store: ModelStore = ModelStore()) throws {
+        let encoder = try SpeakerEncoder.shared(store: store)
+        enrollment = try SpeakerEnrollment(encoder: encoder, store: store)
+        verifier = VoiceVerifier(encoder: encoder)
+        self.profiles = profiles ?? VoiceProfileStore(store: store)
+        self.background = background ?? BackgroundSpeakers(store: store)
+    }
+
+    /// Sentences for people to read aloud while recording enrolment clips.
+    public static let readingPrompts = [
+        "The quick brown fox jumps over the lazy dog while the farmer watches from the gate.",
+        "Please remember to water the plants on the balcony every morning this week.",
+        "My favourite season is autumn, when the leaves turn red and the air smells of rain.",
+        "We took the night train north and woke up to mountains covered in fresh snow.",
+        "Numbers like seven, forty two and one hundred are easy to say but hard to hear.",
+        "She opened the old wooden box and found letters written by her grandfather.",
+        "Turn left at the bakery, cross the bridge, and the library is on your right.",
+    ]
+
+    /// The background speakers' d-vectors (cached on disk by recordings and network; setup computes them).
+    /// - Parameter progress: files done and total, while they are computed.
+    @discardableResult
+    public func prepare(progress: (@Sendable (Int, Int) -> Void)? = nil) throws -> Int {
+        try backgroundVectors(progress: progress).count
+    }
+
+    private func backgroundVectors(progress: (@Sendable (Int, Int) -> Void)?) throws -> [[Float]] {
+        if let backgroundWindows { return backgroundWindows }
+        let windows = try background.windows(using: enrollment, progress: progress)
+        backgroundWindows = windows
+        return windows
+    }
+
+    /// What an enrolment trained.
+    public struct Enrollment: Sendable, Codable, Equatable {
+        public var name: String
+        public var clips: Int
+        public var speechSeconds: Double
+        public var windows: Int
+        /// Windows of other speakers (background and everyone enrolled) the head was trained against.
+        public var otherWindows: Int
+        public var trainingSeconds: Double
+    }
+
+    /// Enrols `name` from `clips` (3 or more; about 10 s of speech each in 5 clips is best) and saves the
+    /// profile, replacing an earlier one; the heads of people enrolled before are retrained with this voice
+    /// among their others.
+    @discardableResult
+    public func enroll(_ name: String, clips: [String], progress: (@Sendable (Int, Int) -> Void)? = nil) throws -> Enrollment {
+        try VoiceProfileStore.validate(name)
+        let others = try backgroundVectors(progress: progress)
+        let (profile, otherCount) = try VoiceRoster(enrollment: enrollment, store: profiles).enroll(name: name, clips: clips, background: others)
+        return Enrollment(name: name, clips: profile.clips, speechSeconds: profile.speechSeconds, windows: profile.windows.count,
+                          otherWindows: otherCount, trainingSeconds: profile.trainingSeconds ?? 0)
+    }
+
+    /// Records one enrolment clip of `seconds` from `source` into the WAV file `url` (e.g. while showing a
+    /// reading prompt); enrol with the clips' paths afterwards.
+    public func recordClip(from source: any AudioSource, to url: URL, seconds: Double = 10,
+                           onChunk: (@Sendable (_ chunk: [Float], _ seconds: Double) -> Void)? = nil) async throws -> URL {
+        try await AudioRecorder.record(source, to: url, maxSeconds: seconds, onChunk: onChunk).url
+    }
+
+    /// Is the speech in `file` the enrolled person? `threshold` overrides the profile's.
+    public func verify(_ name: String, file: String, threshold: Float? = nil) throws -> VoiceVerifier.Score {
+        var profile = try profiles.load(name)
+        if let threshold { profile.threshold = threshold }
+        return verifier.score(windows: try enrollment.windows(of: file), against: profile)
+    }
+
+    /// Who is speaking in a recording: every enrolled person's score, best first; `speaker` is the best
+    /// one accepted, or nil when nobody is.
+    public struct Identification: Sendable, Codable, Equatable {
+        public var source: String
+        public var speaker: String?
+        public var ranking: [VoiceVerifier.Score]
+        /// Profiles that could not be read and were left out.
+        public var damaged: [String]
+    }
+
+    public func identify(file: String) throws -> Identification {
+        let (all, damaged) = profiles.loadAll()
+        guard !all.isEmpty else { throw VoiceError.noProfiles }
+        let ranking = verifier.identify(windows: try enrollment.windows(of: file), among: all)
+        return Identification(source: file, speaker: ranking.first { $0.accepted }?.name, ranking: ranking, damaged: damaged)
+    }
+
+    /// The enrolled profiles, and the names of damaged ones.
+    public func enrolled() -> (profiles: [VoiceProfile], damaged: [String]) { profiles.loadAll() }
+
+    public func remove(_ name: String) throws { try profiles.remove(name) }
+
+    /// Writes `name`'s model as a self-contained ONNX file: audio features in, this person's probability
+    /// out. Returns the exported profile (its threshold is the one to apply to that probability).
+    @discardableResult
+    public func export(_ name: String, to path: String) throws -> VoiceProfile {
+        let profile = try profiles.load(name)
+        try VoiceProfileExporter.export(profile, encoder: enrollment.encoder, to: path)
+        return profile
+    }
+}
