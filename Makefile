@@ -5,7 +5,7 @@ export EARSHOT_HOME
 export PKG_CONFIG_PATH := $(EARSHOT_HOME)/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 SWIFT ?= swift
 
-.PHONY: setup build demo test bench avx2-check clean
+.PHONY: setup build demo test examples bench avx2-check clean
 
 # setup also builds the CLI to compute what needs Earshot's own code: the background voices' speaker
 # vectors that enrolment trains against (cached; recomputed only when the speaker network changes).
@@ -23,6 +23,12 @@ demo: build
 
 test: setup
 	$(SWIFT) test
+	scripts/run-examples.sh
+
+# Examples/ is a separate package that depends on Earshot by path: build it and run each program (the
+# docs/ guides show their code, checked here too).
+examples: setup
+	scripts/run-examples.sh
 
 # Earshot vs faster-whisper on ../shared/data/speech; writes bench/results/ and prints a BENCHMARKS.md table.
 bench: build

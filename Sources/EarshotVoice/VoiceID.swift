@@ -39,11 +39,17 @@ public actor VoiceID {
         "Turn left at the bakery, cross the bridge, and the library is on your right.",
     ]
 
-    /// The background speakers' d-vectors (cached on disk by recordings and network; setup computes them).
-    /// - Parameter progress: files done and total, while they are computed.
+    /// The background speakers ready for enrolment: how many recordings and speaker vectors.
+    public struct Background: Sendable, Codable, Equatable {
+        public var files: Int
+        public var windows: Int
+    }
+
+    /// Computes the background speakers' d-vectors (cached on disk by recordings and network; setup does
+    /// this, so it is quick afterwards). - Parameter progress: files done and total, while they are computed.
     @discardableResult
-    public func prepare(progress: (@Sendable (Int, Int) -> Void)? = nil) throws -> Int {
-        try backgroundVectors(progress: progress).count
+    public func prepare(progress: (@Sendable (Int, Int) -> Void)? = nil) throws -> Background {
+        Background(files: background.files().count, windows: try backgroundVectors(progress: progress).count)
     }
 
     private func backgroundVectors(progress: (@Sendable (Int, Int) -> Void)?) throws -> [[Float]] {
@@ -61,7 +67,14 @@ public actor VoiceID {
         public var windows: Int
         /// Windows of other speakers (background and everyone enrolled) the head was trained against.
         public var otherWindows: Int
+        /// Training the head alone; `seconds` is the whole enrolment (speech detection, vectors, training).
         public var trainingSeconds: Double
+        public var seconds: Double
+
+        private enum CodingKeys: String, CodingKey {
+            case name, clips, windows, seconds
+            case speechSeconds = "speech_seconds", otherWindows = "other_windows", trainingSeconds = "training_seconds"
+        }
     }
 
     /// Enrols `name` from `clips` (3 or more; about 10 s of speech each in 5 clips is best) and saves the
@@ -71,9 +84,11 @@ public actor VoiceID {
     public func enroll(_ name: String, clips: [String], progress: (@Sendable (Int, Int) -> Void)? = nil) throws -> Enrollment {
         try VoiceProfileStore.validate(name)
         let others = try backgroundVectors(progress: progress)
+        let started = Date()
         let (profile, otherCount) = try VoiceRoster(enrollment: enrollment, store: profiles).enroll(name: name, clips: clips, background: others)
         return Enrollment(name: name, clips: profile.clips, speechSeconds: profile.speechSeconds, windows: profile.windows.count,
-                          otherWindows: otherCount, trainingSeconds: profile.trainingSeconds ?? 0)
+                          otherWindows: otherCount, trainingSeconds: profile.trainingSeconds ?? 0,
+                          seconds: Date().timeIntervalSince(started))
     }
 
     /// Records one enrolment clip of `seconds` from `source` into the WAV file `url` (e.g. while showing a
@@ -98,6 +113,16 @@ public actor VoiceID {
         public var ranking: [VoiceVerifier.Score]
         /// Profiles that could not be read and were left out.
         public var damaged: [String]
+
+        private enum CodingKeys: String, CodingKey { case source, speaker, ranking, damaged }
+
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(source, forKey: .source)
+            try c.encode(speaker, forKey: .speaker)  // null, not absent, when nobody is accepted
+            try c.encode(ranking, forKey: .ranking)
+            try c.encode(damaged, forKey: .damaged)
+        }
     }
 
     public func identify(file: String) throws -> Identification {

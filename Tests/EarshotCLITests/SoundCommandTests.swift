@@ -47,7 +47,7 @@ final class SoundCommandTests: XCTestCase {
         let cv = try CLI.run(["sound", "cross-validate", "-k", "5", "--json", data])
         XCTAssertEqual(cv.status, 0, cv.stderr)
         let result = try JSONSerialization.jsonObject(with: Data(cv.stdout.utf8)) as! [String: Any]
-        XCTAssertEqual((result["folds"] as? [Double])?.count, 5)
+        XCTAssertEqual((result["folds"] as? [[String: Any]])?.count, 5)
         XCTAssertGreaterThanOrEqual(result["mean"] as? Double ?? 0, 0.9)
     }
 

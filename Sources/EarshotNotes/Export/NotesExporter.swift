@@ -74,7 +74,7 @@ public enum NotesExporter {
     }
 
     // one formatter for every line of a long list, not one per note
-    nonisolated(unsafe) private static let dateFormatter: DateFormatter = {
+    private static let dateFormatter: DateFormatter = {
         let f = DateFormatter()
         f.dateFormat = "yyyy-MM-dd HH:mm"
         return f

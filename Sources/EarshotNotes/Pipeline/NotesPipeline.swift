@@ -175,3 +175,16 @@ public final class NotesPipeline {
         return writer
     }
 }
+
+extension NotesPipeline.Event: CustomStringConvertible {
+    /// A line for a log: "note 3: summarise done in 2.1 s (120 tokens generated, ...)".
+    public var description: String {
+        switch self {
+        case let .started(note, stage): return "note \(note): \(stage.rawValue)…"
+        case let .finished(note, stage, seconds, detail):
+            return "note \(note): \(stage.rawValue) done in \(String(format: "%.1f", seconds)) s (\(detail))"
+        case let .failed(note, stage, error): return "note \(note): \(stage.rawValue) failed: \(error)"
+        case let .languageModelMissing(choice): return "the \(choice.rawValue) language model is not installed: key-word titles, no summary"
+        }
+    }
+}

@@ -5,9 +5,9 @@ import Foundation
 /// Finds notes by their words (SQLite FTS5, BM25 ranking, accents and case ignored), by meaning (MiniLM
 /// embeddings, cosine), or both, merged by reciprocal rank.
 public final class NotesSearch {
-    public enum Mode: String, Sendable, CaseIterable { case words, meaning, both }
+    public enum Mode: String, Sendable, CaseIterable, Codable { case words, meaning, both }
 
-    public struct Hit: Sendable, Equatable {
+    public struct Hit: Sendable, Equatable, Codable {
         public var id: Int
         public var title: String
         public var created: Date

@@ -51,6 +51,24 @@ public struct Note: Sendable, Equatable {
         return ""
     }
 
+    /// The note at a glance, without its texts: what `notes list --json` prints.
+    public struct Overview: Sendable, Codable, Equatable {
+        public var id: Int
+        public var title: String
+        public var created: Date
+        public var duration: Double
+        public var tags: [String]
+        public var source: String
+        /// Each stage's state by stage name.
+        public var stages: [String: StageStatus.State]
+        public var status: String
+    }
+
+    public var overview: Overview {
+        Overview(id: id, title: title, created: created, duration: duration, tags: tags, source: sourceName,
+                stages: Dictionary(uniqueKeysWithValues: stages.map { ($0.stage.rawValue, $0.state) }), status: status)
+    }
+
     /// The note's title, or a placeholder while it has none.
     public var displayTitle: String { title.isEmpty ? "(untitled: \(sourceName))" : title }
 }

@@ -33,6 +33,7 @@ public final class NotesStore {
     }
 
     /// Runs store work, turning SQLite failures into messages about the store (never an SQL dump).
+    @discardableResult
     func guarded<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as SQLiteDatabase.Failure {
             throw Self.storageError(error, path: directory.path)

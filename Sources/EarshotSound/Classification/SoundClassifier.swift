@@ -71,17 +71,19 @@ public struct SoundClassifier: Sendable {
         return SoundClassifier(embedder: embedder, model: model)
     }
 
-    /// A whole recording's classification and each of its windows'.
+    /// A recording's classification: its best labels (window scores averaged) and each window's.
     public struct Result: Sendable, Codable, Equatable {
-        public var overall: SoundClassification
-        public var windows: [SoundClassification]
+        public var source: String
+        public var duration: Double
+        public var top: [LabelScore]
+        public var windows: [SoundClassification]?
     }
 
-    /// Classifies an audio file in any format.
+    /// Classifies an audio file in any format (or standard input, "-").
     public func classify(file path: String, top k: Int = 5) throws -> Result {
         let audio = try AudioFileLoader(sampleRate: SoundEmbedder.sampleRate).load(path: path)
         let (overall, windows) = try classify(audio, top: k)
-        return Result(overall: overall, windows: windows)
+        return Result(source: path, duration: audio.duration, top: overall.top, windows: windows)
     }
 
     /// Per-window class scores: softmax probabilities of the trained head, or AudioSet sigmoid scores.

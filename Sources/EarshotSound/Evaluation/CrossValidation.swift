@@ -3,7 +3,7 @@ import Foundation
 
 /// Per-fold and pooled results of k-fold cross-validation.
 public struct CrossValidationResult: Sendable {
-    public struct Fold: Sendable { public var fold: Int; public var accuracy: Double; public var files: Int }
+    public struct Fold: Sendable, Codable, Equatable { public var fold: Int; public var accuracy: Double; public var files: Int }
     public var folds: [Fold]
     /// Pooled over every fold's test files.
     public var report: ClassificationReport

@@ -11,6 +11,18 @@ public struct LiveSoundEvent: Sendable, Equatable, Codable {
     public var top: [LabelScore]
     /// Time spent embedding and classifying this window.
     public var computeSeconds: Double
+
+    private enum CodingKeys: String, CodingKey { case start, end, label, confidence, top, computeSeconds = "compute_seconds" }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(start, forKey: .start)
+        try c.encode(end, forKey: .end)
+        try c.encode(label, forKey: .label)  // null, not absent, under the threshold
+        try c.encode(confidence, forKey: .confidence)
+        try c.encode(top, forKey: .top)
+        try c.encode(computeSeconds, forKey: .computeSeconds)
+    }
 }
 
 extension SoundClassifier {

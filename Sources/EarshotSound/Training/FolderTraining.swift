@@ -8,12 +8,71 @@ public struct SoundTrainingResult: Sendable {
     public var validation: ClassificationReport?
     public var validationFiles: Int
     public var skipped: [SoundClassifierTrainer.Skipped]
+
+    /// The result without the weights: what `--json` prints and the HTTP API returns.
+    public struct Summary: Sendable, Codable, Equatable {
+        /// Where the model was saved, when it was.
+        public var model: String?
+        public var labels: [String]
+        public var features: SoundFeatures
+        public var windows: Int
+        public var epochs: Int
+        public var validation: ClassificationReport?
+        public var validationFiles: Int
+        public var skipped: [SoundClassifierTrainer.Skipped]
+
+        private enum CodingKeys: String, CodingKey {
+            case model, labels, features, windows, epochs, validation, skipped, validationFiles = "validation_files"
+        }
+    }
+
+    public func summary(savedAt path: String? = nil) -> Summary {
+        Summary(model: path, labels: model.labels, features: model.features, windows: model.training?.windows ?? 0,
+                epochs: model.training?.epochs.count ?? 0, validation: validation, validationFiles: validationFiles, skipped: skipped)
+    }
 }
 
-/// A model's report on a labelled folder, and the files that could not be used.
-public struct SoundEvaluation: Sendable, Codable {
+/// A model's report on a labelled folder, and the files that could not be used. JSON: the report's fields
+/// (accuracy, labels, confusion, classes) and `skipped`.
+public struct SoundEvaluation: Sendable, Codable, Equatable {
     public var report: ClassificationReport
     public var skipped: [SoundClassifierTrainer.Skipped]
+
+    private enum CodingKeys: String, CodingKey { case skipped }
+
+    public init(report: ClassificationReport, skipped: [SoundClassifierTrainer.Skipped]) {
+        self.report = report
+        self.skipped = skipped
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        try report.encode(to: encoder)
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(skipped, forKey: .skipped)
+    }
+
+    public init(from decoder: Decoder) throws {
+        report = try ClassificationReport(from: decoder)
+        skipped = try decoder.container(keyedBy: CodingKeys.self).decode([SoundClassifierTrainer.Skipped].self, forKey: .skipped)
+    }
+}
+
+/// k-fold cross-validation of training on a labelled folder.
+public struct SoundCrossValidation: Sendable, Codable, Equatable {
+    public var features: SoundFeatures
+    public var labels: [String]
+    public var folds: [CrossValidationResult.Fold]
+    public var mean: Double
+    public var std: Double
+    /// Pooled over every fold's test files.
+    public var report: ClassificationReport
+    public var skipped: [SoundClassifierTrainer.Skipped]
+    public var seconds: Double
+    public var embeddingSeconds: Double
+
+    private enum CodingKeys: String, CodingKey {
+        case features, labels, folds, mean, std, report, skipped, seconds, embeddingSeconds = "embedding_seconds"
+    }
 }
 
 /// Where a folder-level job is: which step, and how many files of it are done.
@@ -64,11 +123,14 @@ extension SoundClassifierTrainer {
     /// there is one, otherwise `k` stratified folds that keep each source group together.
     public func crossValidate(folder: String, k: Int = 5, meta: String? = nil,
                               progress: (@Sendable (SoundTrainingProgress) -> Void)? = nil,
-                              onFold: (@Sendable (CrossValidationResult.Fold) -> Void)? = nil) throws
-        -> (result: CrossValidationResult, labels: [String], skipped: [Skipped]) {
+                              onFold: (@Sendable (CrossValidationResult.Fold) -> Void)? = nil) throws -> SoundCrossValidation {
+        let started = Date()
         let data = try SoundDataset.scan(folder, meta: meta)
         let embedded = embeddings(of: data) { progress?(SoundTrainingProgress(step: .embedding, done: $0, total: $1)) }
+        let embeddingSeconds = Date().timeIntervalSince(started)
         let result = try crossValidate(data, windows: embedded.windows, folds: data.folds(k: k), onFold: onFold)
-        return (result, data.labels, embedded.skipped)
+        return SoundCrossValidation(features: embedder.features, labels: data.labels, folds: result.folds, mean: result.mean,
+                                    std: result.std, report: result.report, skipped: embedded.skipped,
+                                    seconds: Date().timeIntervalSince(started), embeddingSeconds: embeddingSeconds)
     }
 }

@@ -10,6 +10,39 @@ public enum LiveEvent: Sendable, Equatable {
     case final(segment: TranscriptSegment, delay: Double)
 }
 
+/// JSON: `{"type": "partial", "text", "start", "end"}` or `{"type": "final", "text", "start", "end", "delay"}`.
+extension LiveEvent: Codable {
+    private enum CodingKeys: String, CodingKey { case type, text, start, end, delay }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case let .partial(text, start, end):
+            try c.encode("partial", forKey: .type)
+            try c.encode(text, forKey: .text)
+            try c.encode(start, forKey: .start)
+            try c.encode(end, forKey: .end)
+        case let .final(segment, delay):
+            try c.encode("final", forKey: .type)
+            try c.encode(segment.text, forKey: .text)
+            try c.encode(segment.start, forKey: .start)
+            try c.encode(segment.end, forKey: .end)
+            try c.encode(delay, forKey: .delay)
+        }
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let (text, start, end) = (try c.decode(String.self, forKey: .text), try c.decode(Double.self, forKey: .start),
+                                  try c.decode(Double.self, forKey: .end))
+        switch try c.decode(String.self, forKey: .type) {
+        case "partial": self = .partial(text: text, start: start, end: end)
+        case "final": self = .final(segment: TranscriptSegment(start: start, end: end, text: text), delay: try c.decode(Double.self, forKey: .delay))
+        case let other: throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown live event type '\(other)'")
+        }
+    }
+}
+
 /// One live stream's transcription: the VAD decides where utterances end; while one is going on the audio
 /// so far is re-read about once a second (by audio time, so a fast pipe gets partials too). Run by
 /// `Transcriber.live`, which owns the recognizer.

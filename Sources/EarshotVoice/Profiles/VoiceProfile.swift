@@ -62,6 +62,11 @@ public struct VoiceProfileStore: Sendable {
         directory = store.home.appendingPathComponent("voice/profiles")
     }
 
+    /// Profiles kept in a folder of your choice.
+    public init(directory: URL) {
+        self.directory = directory
+    }
+
     public static func validate(_ name: String) throws {
         let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: " ._-"))
         guard !name.isEmpty, name.count <= 64, !name.hasPrefix("."), name.unicodeScalars.allSatisfy(allowed.contains) else {
@@ -99,6 +104,26 @@ public struct VoiceProfileStore: Sendable {
         } catch {
             throw VoiceError.badProfile(path: url.path, problem: "damaged profile (remove it with `earshot voice remove \(name)` and enrol again)")
         }
+    }
+
+    /// Who is enrolled, without the vectors: what `earshot voice list --json` prints.
+    public struct Listing: Sendable, Codable, Equatable {
+        public struct Entry: Sendable, Codable, Equatable {
+            public var name: String
+            public var created: String
+            public var clips: Int
+            public var speechSeconds: Double
+            private enum CodingKeys: String, CodingKey { case name, created, clips, speechSeconds = "speech_seconds" }
+        }
+        public var profiles: [Entry]
+        /// Profiles that could not be read.
+        public var damaged: [String]
+    }
+
+    public func listing() -> Listing {
+        let (profiles, damaged) = loadAll()
+        return Listing(profiles: profiles.map { Listing.Entry(name: $0.name, created: $0.created, clips: $0.clips, speechSeconds: $0.speechSeconds) },
+                       damaged: damaged)
     }
 
     /// Every readable profile; damaged ones are returned separately, not thrown.

@@ -37,14 +37,13 @@ enum ListenCommand {
             switch event {
             case let .partial(text, start, end):
                 if json {
-                    JSONOutput.event(["type": "partial", "text": text, "start": JSONOutput.rounded(start), "end": JSONOutput.rounded(end)])
+                    try JSONOutput.event(event)
                 } else if inPlace {
                     StandardOutput.write("\r\u{1B}[K\u{1B}[2m\(clock(start))  \(text)\u{1B}[0m")
                 }
-            case let .final(segment, delay):
+            case let .final(segment, _):
                 if json {
-                    JSONOutput.event(["type": "final", "text": segment.text, "start": JSONOutput.rounded(segment.start),
-                          "end": JSONOutput.rounded(segment.end), "delay": JSONOutput.rounded(delay)])
+                    try JSONOutput.event(event)
                 } else {
                     StandardOutput.write((inPlace ? "\r\u{1B}[K" : "") + "\(clock(segment.start))  \(segment.text)\n")
                 }

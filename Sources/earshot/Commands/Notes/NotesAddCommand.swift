@@ -43,7 +43,7 @@ enum NotesAddCommand {
         if args.flag("json") {
             var notes: [Note] = []
             for note in added { notes.append(try await library.note(note.id)) }
-            JSONOutput.document(notes.map(NotesCommand.summaryObject))
+            try JSONOutput.document(notes.map(\.overview))
         }
         return refused > 0 || failures > 0 ? 1 : 0
     }

@@ -69,11 +69,4 @@ enum NotesCommand {
             }
         }.failed
     }
-
-    static func summaryObject(_ note: Note) -> [String: Any] {
-        ["id": note.id, "title": note.title, "created": ISO8601DateFormatter().string(from: note.created),
-         "duration": JSONOutput.rounded(note.duration, 2), "tags": note.tags, "source": note.sourceName,
-         "stages": Dictionary(uniqueKeysWithValues: note.stages.map { ($0.stage.rawValue, $0.state.rawValue) }),
-         "status": note.status]
-    }
 }

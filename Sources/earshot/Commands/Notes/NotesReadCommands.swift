@@ -26,7 +26,7 @@ enum NotesListCommand {
         let limit = args.value("limit") == nil ? nil : try args.int("limit", default: 0, range: 1...1_000_000)
         let notes = try await NotesLibrary().list(since: since, tag: args.value("tag"), limit: limit)
         if args.flag("json") {
-            JSONOutput.document(notes.map(NotesCommand.summaryObject))
+            try JSONOutput.document(notes.map(\.overview))
             return 0
         }
         if notes.isEmpty { print("no notes yet: earshot notes add FILE (or earshot notes seed for samples)") }
@@ -90,8 +90,7 @@ enum NotesSearchCommand {
         let marks = json || isatty(1) != 1 ? NotesSearch.Highlight.brackets : NotesSearch.Highlight(open: "\u{1B}[1m", close: "\u{1B}[0m")
         let hits = try await NotesLibrary().search(query, mode: mode, limit: limit, highlight: marks)
         if json {
-            JSONOutput.document(hits.map { ["id": $0.id, "title": $0.title, "snippet": $0.snippet, "score": JSONOutput.rounded($0.score, 4),
-                                            "created": ISO8601DateFormatter().string(from: $0.created)] as [String: Any] })
+            try JSONOutput.document(hits)
             return 0
         }
         if hits.isEmpty { print("no notes match '\(query)'") }

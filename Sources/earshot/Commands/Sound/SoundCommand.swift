@@ -64,10 +64,6 @@ enum SoundCommand {
         return yamnet
     }
 
-    static func scores(_ top: [LabelScore]) -> [[String: Any]] {
-        top.map { ["label": $0.label, "confidence": JSONOutput.rounded($0.confidence)] }
-    }
-
     /// One progress bar per step of a folder job (embedding training audio, then validation audio), on
     /// standard error.
     final class ProgressBars: Sendable {

@@ -28,31 +28,21 @@ enum SoundCrossValidateCommand {
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         let k = try args.int("k", default: 5, range: 2...50)
         guard args.positionals.count == 1, let dir = args.positionals.first else { throw UsageError(message: "give one labelled folder", path: args.path) }
-        let started = Date()
         let window = try SoundCommand.windowSettings(args)
         let headOptions = try SoundTrainCommand.options(args)
         let embedder = try SoundCommand.trainingEmbedder(args, for: try SoundDataset.scan(dir, meta: args.value("folds")))
         let trainer = SoundClassifierTrainer(embedder: embedder, window: window, options: headOptions)
         let json = args.flag("json")
-        let embedTime = Locked(0.0)
-        let bar = SoundCommand.ProgressBars()
-        let (result, labels, skipped) = try trainer.crossValidate(folder: dir, k: k, meta: args.value("folds"), progress: { p in
-            bar.update(p)
-            if p.done >= p.total { embedTime.withLock { $0 = Date().timeIntervalSince(started) } }
-        }) { f in
+        let cv = try trainer.crossValidate(folder: dir, k: k, meta: args.value("folds"), progress: SoundCommand.ProgressBars().update) { f in
             if !json { print(String(format: "fold %d: accuracy %.3f (%d test files)", f.fold, f.accuracy, f.files)) }
         }
-        for s in skipped { StandardError.write("skipped \(s.reason)\n") }
-        let embeddingSeconds = embedTime.withLock { $0 }
-        let (mean, std, report) = (result.mean, result.std, result.report)
-        let total = Date().timeIntervalSince(started)
-        if args.flag("json") {
-            JSONOutput.document(["folds": result.folds.map(\.accuracy), "mean": mean, "std": std, "seconds": total, "embedding_seconds": embeddingSeconds,
-                                 "features": trainer.embedder.features.rawValue,
-                                     "confusion": report.confusion, "labels": labels])
+        for s in cv.skipped { StandardError.write("skipped \(s.reason)\n") }
+        if json {
+            try JSONOutput.document(cv)
         } else {
-            print(String(format: "\nmean accuracy %.3f ± %.3f over %d folds (%.1f s, of which embedding %.1f s)\n", mean, std, result.folds.count, total, embeddingSeconds))
-            print(report.text, terminator: "")
+            print(String(format: "\nmean accuracy %.3f ± %.3f over %d folds (%.1f s, of which embedding %.1f s)\n",
+                         cv.mean, cv.std, cv.folds.count, cv.seconds, cv.embeddingSeconds))
+            print(cv.report.text, terminator: "")
         }
         return 0
     }

@@ -17,16 +17,11 @@ enum SoundEvaluateCommand {
         guard let model = classifier.model else { return 1 }
         let evaluation = try SoundClassifierTrainer(embedder: classifier.embedder)
             .evaluate(model, folder: args.positionals[1], progress: SoundCommand.ProgressBars().update)
-        let (report, skipped) = (evaluation.report, evaluation.skipped)
-        for s in skipped { StandardError.write("skipped \(s.reason)\n") }
+        for s in evaluation.skipped { StandardError.write("skipped \(s.reason)\n") }
         if args.flag("json") {
-            JSONOutput.document([
-                "accuracy": report.accuracy, "labels": report.labels, "confusion": report.confusion,
-                "classes": report.classes.map { ["label": $0.label, "precision": $0.precision, "recall": $0.recall, "f1": $0.f1, "support": $0.support] },
-                "skipped": skipped.map(\.path),
-            ])
+            try JSONOutput.document(evaluation)
         } else {
-            print(report.text, terminator: "")
+            print(evaluation.report.text, terminator: "")
         }
         return 0
     }

@@ -36,9 +36,7 @@ enum SoundListenCommand {
         let settings = SoundClassifier.LiveSettings(threshold: threshold, smoothing: try args.int("smooth", default: 1, range: 1...100))
         for try await e in classifier.listen(source, settings: settings) {
             if args.flag("json") {
-                JSONOutput.event(["start": JSONOutput.rounded(e.start), "end": JSONOutput.rounded(e.end),
-                                             "label": e.label ?? NSNull(), "confidence": (Double(e.confidence) * 1e4).rounded() / 1e4,
-                                             "top": SoundCommand.scores(e.top), "compute_ms": (e.computeSeconds * 1e4).rounded() / 10])
+                try JSONOutput.event(e)
             } else {
                 StandardOutput.write(String(format: "[%7.2f] %@ %5.1f%%\n", e.start, e.label ?? "—", e.confidence * 100))
             }

@@ -69,11 +69,7 @@ enum SoundTrainCommand {
         for s in skipped { StandardError.write("skipped \(s.reason)\n") }
         try model.save(to: output)
         if json {
-            JSONOutput.document([
-                "model": output, "labels": model.labels, "windows": model.training?.windows ?? 0,
-                "epochs": model.training?.epochs.count ?? 0, "skipped": skipped.map { ["path": $0.path, "reason": $0.reason] },
-                "validation": report.map { ["accuracy": $0.accuracy, "confusion": $0.confusion] } ?? NSNull(),
-            ])
+            try JSONOutput.document(result.summary(savedAt: output))
         } else {
             print("wrote \(output): \(model.labels.count) labels, \(model.training?.windows ?? 0) training windows, "
                   + "\(model.training?.epochs.count ?? 0) epochs")

@@ -42,8 +42,7 @@ enum VoiceVerifyCommand {
         }
         let score = try await VoiceID().verify(args.positionals[0], file: args.positionals[1], threshold: threshold)
         if args.flag("json") {
-            JSONOutput.document(["name": score.name, "accepted": score.accepted, "probability": JSONOutput.rounded(score.probability),
-                                    "threshold": JSONOutput.rounded(score.threshold), "cosine": JSONOutput.rounded(score.cosine)])
+            try JSONOutput.document(score)
         } else {
             print(String(format: "%@: %@ (probability %.3f, threshold %.2f; cosine to enrolment %.3f)",
                          score.name, score.accepted ? "accepted" : "rejected", score.probability, score.threshold, score.cosine))
@@ -67,33 +66,26 @@ enum VoiceIdentifyCommand {
         let (profiles, damaged) = await voices.enrolled()
         for d in damaged { StandardError.write("warning: voice profile '\(d)' is damaged and was skipped\n") }
         guard !profiles.isEmpty else { throw VoiceError.noProfiles }
-        var documents: [[String: Any]] = []
+        var documents: [JSONOutput.Each<VoiceID.Identification>] = []
         var failures = 0
         for path in args.positionals {
             do {
                 let identification = try await voices.identify(file: path)
-                let (scores, best) = (identification.ranking, identification.speaker)
-                if args.flag("json") {
-                    documents.append(["source": path, "speaker": best ?? "unknown", "ranking": scores.map {
-                        ["name": $0.name, "probability": JSONOutput.rounded($0.probability), "cosine": JSONOutput.rounded($0.cosine)] }])
-                } else {
-                    print((args.positionals.count > 1 ? "\(path): " : "") + (best ?? "unknown"))
-                    for s in scores {
+                documents.append(.result(identification))
+                if !args.flag("json") {
+                    print((args.positionals.count > 1 ? "\(path): " : "") + (identification.speaker ?? "unknown"))
+                    for s in identification.ranking {
                         print("  " + s.name.padding(toLength: max(20, s.name.count + 1), withPad: " ", startingAt: 0)
                               + String(format: "probability %.3f  cosine %.3f", s.probability, s.cosine))
                     }
                 }
-            } catch let error as AudioError {
+            } catch let error as LocalizedError where error is AudioError || error is VoiceError {
                 failures += 1
                 CommandRunner.fail(error.localizedDescription)
-                documents.append(["source": path, "error": error.localizedDescription])
-            } catch let error as VoiceError {
-                failures += 1
-                CommandRunner.fail(error.localizedDescription)
-                documents.append(["source": path, "error": error.localizedDescription])
+                documents.append(.failure(JSONOutput.Failure(source: path, error: error.localizedDescription)))
             }
         }
-        if args.flag("json") { JSONOutput.document(args.positionals.count == 1 && documents.count == 1 ? documents[0] as Any : documents as Any) }
+        if args.flag("json") { try JSONOutput.documents(documents, single: args.positionals.count == 1) }
         return failures == 0 ? 0 : 1
     }
 }
@@ -104,11 +96,10 @@ enum VoiceListCommand {
         options: [Option(name: "json", value: nil, help: "Print JSON.")], examples: ["earshot voice list"], run: run)
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
-        let (profiles, damaged) = VoiceProfileStore().loadAll()
+        let listing = VoiceProfileStore().listing()
+        let (profiles, damaged) = (listing.profiles, listing.damaged)
         if args.flag("json") {
-            JSONOutput.document(["profiles": profiles.map { ["name": $0.name, "created": $0.created, "clips": $0.clips,
-                                                                "speech_seconds": ($0.speechSeconds * 10).rounded() / 10] },
-                                    "damaged": damaged])
+            try JSONOutput.document(listing)
         } else {
             if profiles.isEmpty && damaged.isEmpty { print("no voices enrolled (earshot voice enroll NAME FILE...)") }
             for p in profiles { print(String(format: "%@  (%d clips, %.0f s of speech, %@)", p.name, p.clips, p.speechSeconds, p.created)) }

@@ -37,16 +37,12 @@ enum VoiceEnrollCommand {
         let bar = ProgressBar(label: "background voices", total: 1)
         try await voices.prepare { done, total in bar.update(Double(done) / Double(total), detail: "\(done)/\(total) files") }
         bar.finish()
-        let started = Date()
         let enrolled = try await voices.enroll(name, clips: clips)
-        let seconds = Date().timeIntervalSince(started)
         if args.flag("json") {
-            JSONOutput.document(["name": name, "clips": enrolled.clips, "speech_seconds": (enrolled.speechSeconds * 10).rounded() / 10,
-                                 "windows": enrolled.windows, "other_windows": enrolled.otherWindows, "seconds": (seconds * 100).rounded() / 100,
-                                 "training_seconds": (enrolled.trainingSeconds * 1000).rounded() / 1000])
+            try JSONOutput.document(enrolled)
         } else {
             print(String(format: "enrolled %@: %d clips, %.1f s of speech, %d windows against %d from other speakers (%.1f s)",
-                         name, enrolled.clips, enrolled.speechSeconds, enrolled.windows, enrolled.otherWindows, seconds))
+                         name, enrolled.clips, enrolled.speechSeconds, enrolled.windows, enrolled.otherWindows, enrolled.seconds))
             if enrolled.speechSeconds < 20 { print("tip: about 10 s of speech in each of 5 clips makes verification more reliable") }
         }
         return 0

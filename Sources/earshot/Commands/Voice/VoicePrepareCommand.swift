@@ -25,14 +25,14 @@ enum VoicePrepareCommand {
         let background = BackgroundSpeakers(directory: args.value("background"))
         let voices = try VoiceID(background: background)
         let bar = ProgressBar(label: "background voices", total: 1)
-        let windows = try await voices.prepare { done, total in
+        let prepared = try await voices.prepare { done, total in
             bar.update(Double(done) / Double(total), detail: "\(done)/\(total) files")
         }
         bar.finish()
         if args.flag("json") {
-            JSONOutput.document(["files": background.files().count, "windows": windows])
+            try JSONOutput.document(prepared)
         } else {
-            print("background voices ready: \(windows) speaker vectors from \(background.files().count) recordings")
+            print("background voices ready: \(prepared.windows) speaker vectors from \(prepared.files) recordings")
         }
         return 0
     }

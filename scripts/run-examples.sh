@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Builds the Examples package (Earshot as a path dependency, no flags) and runs each example on speech
+# synthesised with espeak-ng, checking what it prints. Needs `make setup` first (models, pkg-config files).
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+EARSHOT_HOME=${EARSHOT_HOME:-$HOME/.cache/earshot}
+export PKG_CONFIG_PATH="$EARSHOT_HOME/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+# the guides show these programs: each must hold its example's code exactly
+for pair in transcription:transcribe-file sounds:classify-sound voices:verify-voice notes:search-notes; do
+  guide="$ROOT/docs/guide-${pair%%:*}.md" example="$ROOT/Examples/Sources/${pair##*:}/main.swift"
+  python3 -c 'import sys; g, e = open(sys.argv[1]).read(), open(sys.argv[2]).read().rstrip("\n"); sys.exit(0 if "```swift\n" + e + "\n```" in g else 1)' \
+    "$guide" "$example" || { echo "FAIL $guide does not show $example as it is"; exit 1; }
+done
+echo "==> the guides show the examples as they are"
+
+echo "==> building Examples/ (a separate package that depends on Earshot by path)"
+if ! swift build --package-path "$ROOT/Examples" -c release > "$WORK/build.log" 2>&1; then
+  grep -E "error" "$WORK/build.log" | sort -u | head -40
+  echo "FAIL: Examples/ does not build against the library"
+  exit 1
+fi
+BIN=$(swift build --package-path "$ROOT/Examples" -c release --show-bin-path)
+
+say() { espeak-ng -v "$1" -s 150 -w "$WORK/$2" "$3"; }
+expect() { # name, output file, extended regex it must match
+  if grep -Eiq "$3" "$2"; then echo "ok   $1"; else echo "FAIL $1: output does not match /$3/:"; cat "$2"; exit 1; fi
+}
+
+say en-us memo.wav "Remember the budget meeting with the finance team on Thursday. We need the marketing numbers before then."
+"$BIN/transcribe-file" "$WORK/memo.wav" > "$WORK/transcribe.out"
+expect transcribe-file "$WORK/transcribe.out" "final: .*budget"
+expect "transcribe-file (file)" "$WORK/transcribe.out" "\] .*finance"
+
+sox -n -r 16000 -c 1 "$WORK/tone.wav" synth 2 sine 1000 vol 0.5
+"$BIN/classify-sound" "$WORK/tone.wav" > "$WORK/classify.out"
+expect classify-sound "$WORK/classify.out" "^(Sine wave|Beep, bleep|Tuning fork|Dial tone|Busy signal|Whistle|Sound effect|Music)"
+
+lines=("I would like to book a table for two people tomorrow evening at eight."
+  "The children are playing in the garden while their parents cook dinner."
+  "Every morning I take the bus to work and read the news on my phone."
+  "We should paint the kitchen a brighter colour before the summer starts.")
+for i in 0 1 2 3; do say en-us+m5 "alice$i.wav" "${lines[$i]} ${lines[$(((i + 2) % 4))]}"; done
+"$BIN/verify-voice" "$WORK/profiles" alice "$WORK/alice3.wav" "$WORK/alice0.wav" "$WORK/alice1.wav" "$WORK/alice2.wav" > "$WORK/voice.out"
+expect verify-voice "$WORK/voice.out" "alice\? yes"
+expect "verify-voice (identify)" "$WORK/voice.out" "speaking: alice"
+
+"$BIN/search-notes" "$WORK/memo.wav" "finance team" "$WORK/notes" > "$WORK/notes.out"
+expect search-notes "$WORK/notes.out" "^ready: "
+expect "search-notes (search)" "$WORK/notes.out" "^1 .*: "
+echo "==> every example ran"
+
