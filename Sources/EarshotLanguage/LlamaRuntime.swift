@@ -71,7 +71,7 @@ public enum LanguageError: Error, LocalizedError, Equatable {
 
     public var errorDescription: String? {
         switch self {
-        case let .failedToLoad(path): return "\(path): llama.cpp could not load this model (damaged file? run `\(ModelStore.installCommand)`)"
+        case let .failedToLoad(path): return "\(path): llama.cpp could not load this model (damaged file? reinstall it with `\(ModelStore.installCommand)`)"
         case let .failed(what): return "language model: \(what)"
         }
     }

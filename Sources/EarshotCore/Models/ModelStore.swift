@@ -29,11 +29,16 @@ public struct ModelStore: Sendable {
         return SHA256.hex(data)
     }
 
-    /// The path of an installed file, or an error naming the model and how to install it.
+    /// The path of an installed file, or an error naming the model (and how to install it). A file the
+    /// catalogue lists must still be the one setup installed: a changed file is refused.
     public func file(_ relativePath: String, of model: String) throws -> String {
         let path = home.appendingPathComponent(relativePath).path
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw ModelError.missing(model: model, path: path)
+        }
+        if let (_, record) = try ModelCatalogue.installed(in: self).file(relativePath),
+           ModelCatalogue.state(of: record, home: home) != .installed {
+            throw ModelError.modified(model: model, path: path)
         }
         return path
     }
@@ -42,17 +47,26 @@ public struct ModelStore: Sendable {
 public enum ModelError: Error, LocalizedError, Equatable {
     case missing(model: String, path: String)
     case failedToLoad(model: String, detail: String)
+    /// The file is not the one setup installed (its size or SHA-256 differs from the catalogue's).
+    case modified(model: String, path: String)
     case unknown(name: String, choices: [String])
 
     public var errorDescription: String? {
         switch self {
-        case let .missing(model, path):
-            return "model \(model) is not installed (no \(path)); install it with `\(ModelStore.installCommand)` "
-                + "in the Earshot source folder (set EARSHOT_HOME if you installed elsewhere)"
-        case let .failedToLoad(model, detail):
-            return "model \(model) could not be loaded (\(detail)); reinstall it with `\(ModelStore.installCommand)`"
+        case let .missing(model, path): return "model \(model) is not installed (no \(path))"
+        case let .failedToLoad(model, detail): return "model \(model) could not be loaded (\(detail))"
+        case let .modified(model, path):
+            return "model \(model): \(path) is not the file setup installed (its SHA-256 differs from the model catalogue's)"
         case let .unknown(name, choices):
             return "unknown model '\(name)'; choose one of: \(choices.joined(separator: ", "))"
+        }
+    }
+
+    public var recoverySuggestion: String? {
+        switch self {
+        case .missing, .failedToLoad, .modified:
+            return "install it with `\(ModelStore.installCommand)` in the Earshot source folder (set EARSHOT_HOME if you installed elsewhere)"
+        case .unknown: return nil
         }
     }
 }

@@ -7,7 +7,7 @@ public enum ONNXRuntimeError: Error, LocalizedError, Equatable {
 
     public var errorDescription: String? {
         switch self {
-        case let .unavailable(detail): return "ONNX Runtime is unavailable (\(detail)); reinstall with `\(ModelStore.installCommand)`"
+        case let .unavailable(detail): return "ONNX Runtime is unavailable (\(detail)); reinstall it with `\(ModelStore.installCommand)` in the Earshot source folder"
         case let .failed(_, message, during): return "ONNX Runtime could not \(during): \(message)"
         }
     }

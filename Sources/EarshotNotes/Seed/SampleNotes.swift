@@ -43,7 +43,7 @@ public enum SampleNotes {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         do { try process.run() } catch {
-            throw NotesError.storage(path: url.path, problem: "espeak-ng is needed for sample notes (run `make setup`)")
+            throw NotesError.storage(path: url.path, problem: "espeak-ng is needed for sample notes (`make setup` installs it)")
         }
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {

@@ -85,7 +85,7 @@ public enum NotesError: Error, LocalizedError, Equatable {
     public var errorDescription: String? {
         switch self {
         case let .notAudio(path, problem): return "\(path): \(problem); nothing was stored"
-        case let .unknownNote(id): return "no note with id \(id) (earshot notes list shows the ids)"
+        case let .unknownNote(id): return "no note with id \(id)"
         case .emptyQuery: return "the search query is empty: give some words to look for"
         case let .badQuery(query, problem): return "cannot search for '\(query)': \(problem)"
         case let .storage(path, problem): return "notes store \(path): \(problem)"

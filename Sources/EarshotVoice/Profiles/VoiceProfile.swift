@@ -44,12 +44,19 @@ public enum VoiceError: Error, LocalizedError, Equatable {
             return String(format: "%@: only %.2f s of speech found; at least %.1f s is needed (about 10 s per clip is recommended)",
                           path, seconds, needed)
         case let .unknownProfile(name, known):
-            return "no voice profile named '\(name)'" + (known.isEmpty ? " (none enrolled yet: earshot voice enroll NAME FILE...)"
-                : "; enrolled: \(known.joined(separator: ", "))")
+            return "no voice profile named '\(name)'" + (known.isEmpty ? " (nobody is enrolled yet)" : "; enrolled: \(known.joined(separator: ", "))")
         case let .badProfile(path, problem): return "\(path): \(problem)"
         case let .badName(name): return "'\(name)' is not a usable name: use letters, digits, spaces, '.', '_' or '-'"
-        case .noProfiles: return "no voices enrolled yet: earshot voice enroll NAME FILE..."
-        case let .noBackground(path): return "no background speakers in \(path); run `\(ModelStore.installCommand)` or pass --background DIR"
+        case .noProfiles: return "no voices enrolled yet"
+        case let .noBackground(path): return "no background speakers in \(path)"
+        }
+    }
+
+    public var recoverySuggestion: String? {
+        switch self {
+        case .badProfile: return "remove the profile and enrol the person again"
+        case .noBackground: return "`\(ModelStore.installCommand)` installs background speakers; or give a folder of other people's recordings"
+        default: return nil
         }
     }
 }
@@ -96,13 +103,13 @@ public struct VoiceProfileStore: Sendable {
             // a head trained on another speaker network's vectors would score this one's wrongly
             guard profile.encoder == SpeakerEncoder.modelIdentity else {
                 throw VoiceError.badProfile(path: url.path, problem: "enrolled with speaker network \(profile.encoder); this Earshot uses "
-                    + "\(SpeakerEncoder.modelIdentity) (remove it with `earshot voice remove \(name)` and enrol again)")
+                    + "\(SpeakerEncoder.modelIdentity)")
             }
             return profile
         } catch let error as VoiceError {
             throw error
         } catch {
-            throw VoiceError.badProfile(path: url.path, problem: "damaged profile (remove it with `earshot voice remove \(name)` and enrol again)")
+            throw VoiceError.badProfile(path: url.path, problem: "damaged profile")
         }
     }
 

@@ -44,12 +44,17 @@ enum CommandRunner {
             fail(error.localizedDescription)
             return 2
         } catch {
-            fail(error.localizedDescription)
+            fail(error)
             return 1
         }
     }
 
     static func fail(_ message: String) {
         StandardError.write("earshot: error: \(message)\n")
+    }
+
+    /// A library error, with what to do about it.
+    static func fail(_ error: Error) {
+        fail(ErrorHints.message(for: error))
     }
 }

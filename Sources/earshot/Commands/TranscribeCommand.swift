@@ -69,7 +69,7 @@ enum TranscribeCommand {
                 }
             } catch let error as AudioError {
                 failures += 1
-                CommandRunner.fail(error.localizedDescription)
+                CommandRunner.fail(error)
             }
         }
         if !jsonDocuments.isEmpty {

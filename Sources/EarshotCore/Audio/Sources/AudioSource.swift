@@ -15,9 +15,7 @@ public enum AudioSourceError: Error, LocalizedError, Equatable {
 
     public var errorDescription: String? {
         switch self {
-        case let .noMicrophone(detail):
-            return "no microphone available (\(detail)). Pipe audio in instead, e.g.: "
-                + "arecord -q -t raw -f S16_LE -r 16000 -c 1 - | earshot listen -"
+        case let .noMicrophone(detail): return "no microphone available (\(detail))"
         case let .badStreamFormat(detail): return "unsupported stream format: \(detail)"
         }
     }

@@ -31,7 +31,7 @@ enum NotesAddCommand {
                 if !args.flag("json") { print("note \(note.id): saved \(path)") }
             } catch let error as NotesError {
                 refused += 1
-                StandardError.write("earshot: error: \(error.localizedDescription)\n")
+                CommandRunner.fail(error)
             }
         }
         var failures = 0

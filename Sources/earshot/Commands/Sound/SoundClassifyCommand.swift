@@ -38,7 +38,7 @@ enum SoundClassifyCommand {
                 }
             } catch let error as AudioError {
                 failures += 1
-                CommandRunner.fail(error.localizedDescription)
+                CommandRunner.fail(error)
             }
         }
         if args.flag("json") {

@@ -81,7 +81,7 @@ enum VoiceIdentifyCommand {
                 }
             } catch let error as LocalizedError where error is AudioError || error is VoiceError {
                 failures += 1
-                CommandRunner.fail(error.localizedDescription)
+                CommandRunner.fail(error)
                 documents.append(.failure(JSONOutput.Failure(source: path, error: error.localizedDescription)))
             }
         }
