@@ -5,7 +5,7 @@ export EARSHOT_HOME
 export PKG_CONFIG_PATH := $(EARSHOT_HOME)/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 SWIFT ?= swift
 
-.PHONY: setup build demo test examples bench avx2-check clean
+.PHONY: setup build demo test examples tsan bench avx2-check clean
 
 # setup also builds the CLI to compute what needs Earshot's own code: the background voices' speaker
 # vectors that enrolment trains against (cached; recomputed only when the speaker network changes).
@@ -24,11 +24,19 @@ demo: build
 test: setup
 	$(SWIFT) test
 	scripts/run-examples.sh
+	$(MAKE) --no-print-directory tsan
 
 # Examples/ is a separate package that depends on Earshot by path: build it and run each program (the
 # docs/ guides show their code, checked here too).
 examples: setup
 	scripts/run-examples.sh
+
+# The library's concurrency under the thread sanitizer: each capability driven from 8 tasks at once, the live
+# streams, the core and the notes store (a separate build folder; any data race fails the run).
+TSAN_TESTS = ConcurrentUseTests|EarshotCoreTests|LiveTranscriberTests|NotesStoreTests
+tsan: setup
+	$(SWIFT) build --build-tests --sanitize=thread --build-path .build/tsan
+	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build --sanitize=thread --build-path .build/tsan --filter '$(TSAN_TESTS)'
 
 # Earshot vs faster-whisper on ../shared/data/speech; writes bench/results/ and prints a BENCHMARKS.md table.
 bench: build

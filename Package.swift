@@ -59,6 +59,9 @@ let package = Package(
         .testTarget(name: "EarshotSoundTests", dependencies: ["EarshotSound", "EarshotCore", "EarshotTestSupport"]),
         .testTarget(name: "EarshotVoiceTests", dependencies: ["EarshotVoice", "EarshotCore", "EarshotTestSupport"]),
         .testTarget(name: "EarshotNotesTests", dependencies: ["EarshotNotes", "EarshotLanguage", "EarshotCore", "EarshotTestSupport"]),
+        // Each capability's entry type driven from 8 tasks at once (make tsan runs these under the thread sanitizer).
+        .testTarget(name: "EarshotConcurrencyTests", dependencies: ["EarshotSpeech", "EarshotSound", "EarshotVoice", "EarshotNotes",
+                                                                    "EarshotCore", "EarshotTestSupport"]),
         .testTarget(name: "EarshotCLITests", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotTestSupport"]),
     ]
 )

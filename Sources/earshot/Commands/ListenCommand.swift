@@ -35,7 +35,7 @@ enum ListenCommand {
         if inPlace && args.positionals.isEmpty { StandardError.write("listening… (Ctrl-C to stop)\n") }
         for try await event in transcriber.live(source) {
             switch event {
-            case let .partial(text, start, end):
+            case let .partial(text, start, _):
                 if json {
                     try JSONOutput.event(event)
                 } else if inPlace {
