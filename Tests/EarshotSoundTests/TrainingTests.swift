@@ -43,7 +43,7 @@ final class TrainingTests: XCTestCase {
                                          embeddingModel: "some-other-network", embeddingModelHash: "abc", head: head, training: nil)
         try model.save(to: path)
         XCTAssertThrowsError(try model.checkCompatible(with: try SoundEmbedder(), path: path)) {
-            XCTAssertTrue($0.localizedDescription.contains("trained with embedding model some-other-network"), $0.localizedDescription)
+            XCTAssertTrue($0.localizedDescription.contains("trained on the embedding network some-other-network"), $0.localizedDescription)
         }
         let full = try Data(contentsOf: URL(fileURLWithPath: path))
         try full.prefix(full.count / 2).write(to: URL(fileURLWithPath: path))

@@ -77,9 +77,13 @@ public struct SoundClassifierModel: Sendable, Codable, Equatable {
 
     /// Refuses a model trained on another embedding network.
     public func checkCompatible(with embedder: any WindowEmbedder, path: String) throws {
-        guard embeddingModel == embedder.features.modelIdentity, embeddingModelHash == embedder.modelHash else {
-            throw SoundError.badModel(path: path, problem: "trained with embedding model \(embeddingModel) (\(embeddingModelHash.prefix(12))), "
-                + "but this installation has \(embedder.features.modelIdentity) (\(embedder.modelHash.prefix(12))); retrain it")
+        guard embeddingModel == embedder.features.modelIdentity else {
+            throw SoundError.badModel(path: path, problem: "trained on the embedding network \(embeddingModel), which this Earshot "
+                + "does not have (it has \(embedder.features.modelIdentity)); retrain it")
+        }
+        guard embeddingModelHash == embedder.modelHash else {
+            throw SoundError.badModel(path: path, problem: "trained on another build of \(embeddingModel) (build \(embeddingModelHash.prefix(12)); "
+                + "setup has since installed build \(embedder.modelHash.prefix(12)), whose features differ); retrain it")
         }
     }
 }
