@@ -82,6 +82,7 @@ public actor VoiceID {
     /// among their others.
     @discardableResult
     public func enroll(_ name: String, clips: [String], progress: (@Sendable (Int, Int) -> Void)? = nil) throws -> Enrollment {
+        let name = name.precomposedStringWithCanonicalMapping  // "Zoë" typed either way is one person
         try VoiceProfileStore.validate(name)
         let others = try backgroundVectors(progress: progress)
         let started = Date()

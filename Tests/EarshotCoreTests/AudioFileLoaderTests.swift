@@ -60,7 +60,23 @@ final class AudioFileLoaderTests: XCTestCase {
         let badFlac = dir.appendingPathComponent("bad.flac")
         try Data("fLaC".utf8 + [UInt8](repeating: 7, count: 100)).write(to: badFlac)
 
+        // a forged header: 64 KB of samples claiming 1 Hz would be resampled into hours of audio
+        let forged = dir.appendingPathComponent("forged.wav")
+        try TestAudio.wav16(TestAudio.tone(frequency: 440, seconds: 2, rate: 16000), rate: 1).write(to: forged)
+        let huge = dir.appendingPathComponent("huge-rate.wav")
+        try TestAudio.wav16(TestAudio.tone(frequency: 440, seconds: 1, rate: 16000), rate: Int(UInt32.max / 4)).write(to: huge)
+        // one NaN in a float WAV would silently empty every result
+        var floats = TestAudio.tone(frequency: 440, seconds: 1, rate: 16000)
+        floats[8000] = .nan
+        floats[9000] = .infinity
+        let nan = dir.appendingPathComponent("nan.wav")
+        try TestAudio.wavFile(format: 3, channels: 1, rate: 16000, bits: 32,
+                              body: floats.withUnsafeBytes { Data($0) }).write(to: nan)
+
         let expectations: [(URL, String)] = [
+            (forged, "forged.wav: damaged audio (its header says 1 Hz; real audio is sampled at 1 kHz to 768 kHz)"),
+            (huge, "huge-rate.wav: damaged audio (its header says"),
+            (nan, "nan.wav: damaged audio (2 of its 16000 samples are not finite numbers (NaN or infinity))"),
             (empty, "empty.wav: file is empty"),
             (text, "notes.txt: not an audio file"),
             (zero, "zero.wav: contains no audio samples"),

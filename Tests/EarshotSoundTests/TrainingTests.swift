@@ -56,6 +56,43 @@ final class TrainingTests: XCTestCase {
         }
     }
 
+    /// Damage that still decodes is refused with what is wrong: never a crash, a huge allocation or a wrong answer.
+    func testModelsWithBadShapesRangesOrNumbersAreRefused() throws {
+        let path = dir.appendingPathComponent("bad.model").path
+        let head = ClassifierHead(inputSize: 1024, classes: 2, hidden: 8, mean: [Float](repeating: 0, count: 1024),
+                                  std: [Float](repeating: 1, count: 1024))
+        let good = SoundClassifierModel(labels: ["a", "b"], window: WindowSettings(), frontEnd: .yamnet,
+                                        embeddingModel: SoundEmbedder.modelIdentity, embeddingModelHash: "abc", head: head, training: nil)
+        try good.save(to: path)
+        XCTAssertEqual(try SoundClassifierModel.load(from: path), good)
+        func damaged(_ change: (inout SoundClassifierModel) -> Void) -> SoundClassifierModel { var m = good; change(&m); return m }
+        let cases: [(SoundClassifierModel, String)] = [
+            (damaged { $0.head.mean.removeLast() }, "standardisation has 1023 means"),
+            (damaged { $0.head.layers[1].bias.removeLast() }, "layer 2 is 8×2 with 1 biases"),
+            (damaged { $0.labels = ["a", "b", "c"] }, "gives 2 outputs for 3 classes"),
+            (damaged { $0.labels = ["a", "a"] }, "distinct"),
+            (damaged { $0.window.duration = 1e9 }, "window of 1000000000.0 s"),
+            (damaged { $0.window.duration = 0 }, "window of 0.0 s"),
+            (damaged { $0.window.overlap = 1 }, "overlap 1.0"),
+            (damaged { $0.frontEnd.fftSize = 0 }, "front-end settings are not those of the yamnet network"),
+            (damaged { $0.frontEnd.melBands = 0 }, "front-end settings"),
+        ]
+        for (bad, message) in cases {
+            try bad.save(to: path)
+            XCTAssertThrowsError(try SoundClassifierModel.load(from: path), message) {
+                XCTAssertTrue($0.localizedDescription.contains("bad.model: ") && $0.localizedDescription.contains(message),
+                              "\($0.localizedDescription) lacks \(message)")
+            }
+        }
+        // JSON has no NaN or infinity: a number too large for a Float is refused while decoding
+        try good.save(to: path)
+        let text = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(of: "\"bias\":[0", with: "\"bias\":[1e999")
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try SoundClassifierModel.load(from: path)) {
+            XCTAssertTrue($0.localizedDescription.contains("bad.model: damaged contents"), $0.localizedDescription)
+        }
+    }
+
     func testBadDatasetsSayWhatIsWrong() throws {
         let fm = FileManager.default
         try fm.createDirectory(at: dir.appendingPathComponent("only/dog"), withIntermediateDirectories: true)

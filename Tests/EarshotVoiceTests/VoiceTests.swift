@@ -114,6 +114,42 @@ final class VoiceTests: XCTestCase {
         XCTAssertThrowsError(try store.load("../etc/passwd")) { XCTAssertEqual($0 as? VoiceError, .badName("../etc/passwd")) }
         try store.remove("carol")
         XCTAssertEqual(store.names(), [])
+
+        // damage that still decodes: each is refused with what is wrong, never used
+        func damaged(_ change: (inout VoiceProfile) -> Void) -> VoiceProfile { var p = profile; change(&p); return p }
+        let cases: [(VoiceProfile, String)] = [
+            (damaged { $0.head.mean.removeLast() }, "standardisation has 255 means"),
+            (damaged { $0.head.layers[0].bias = [0.1] }, "layer 1 is 256×2 with 1 biases"),
+            (damaged { $0.windows[3].removeLast() }, "speaker vectors are not each 256 finite numbers"),
+            (damaged { $0.centroid.removeLast() }, "centroid is not 256 finite numbers"),
+            (damaged { $0.threshold = 5 }, "threshold 5.0 is not a probability"),
+            (damaged { $0.threshold = -1 }, "threshold -1.0 is not a probability"),
+            (damaged { $0.name = "mallory" }, "named 'mallory' but its file is 'carol'"),
+        ]
+        for (bad, message) in cases {
+            let encoder = JSONEncoder()
+            try encoder.encode(bad).write(to: file)
+            XCTAssertThrowsError(try store.load("carol"), message) {
+                XCTAssertTrue($0.localizedDescription.contains("carol.json: ") && $0.localizedDescription.contains(message),
+                              "\($0.localizedDescription) lacks \(message)")
+            }
+        }
+        // a matrix whose values do not fill it is refused while decoding
+        var json = String(decoding: try JSONEncoder().encode(profile), as: UTF8.self)
+        json = json.replacingOccurrences(of: "\"rows\":256", with: "\"rows\":9999")
+        try Data(json.utf8).write(to: file)
+        XCTAssertThrowsError(try store.load("carol")) {
+            XCTAssertTrue($0.localizedDescription.contains("carol.json: damaged profile"), $0.localizedDescription)
+        }
+        try store.remove("carol")
+    }
+
+    func testNamesAreFileNamesInOneUnicodeFormAndBlankOrOverlongOnesAreRefused() throws {
+        for bad in [" ", "  alice", "bob ", "", ".hidden", String(repeating: "𝄞", count: 64), "a/b"] {
+            XCTAssertThrowsError(try VoiceProfileStore.validate(bad), bad) { XCTAssertEqual($0 as? VoiceError, .badName(bad)) }
+        }
+        let store = VoiceProfileStore(directory: URL(fileURLWithPath: "/tmp"))
+        XCTAssertEqual(store.path("Zo\u{00EB}"), store.path("Zoe\u{0308}"), "composed and decomposed ë name one file")
     }
 
     func testTooFewShortOrSilentClipsAreRefused() throws {

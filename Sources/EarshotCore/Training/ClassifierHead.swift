@@ -88,3 +88,25 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
         return Float((-2 * log(u1)).squareRoot() * cos(2 * .pi * u2))
     }
 }
+
+extension ClassifierHead {
+    /// What is wrong with a head read from a file, or nil: every shape must chain from `inputSize` features to
+    /// `classes` outputs and every number must be finite (a short layer would read out of bounds, a NaN
+    /// would make every answer NaN).
+    public func problem(inputSize expected: Int, classes: Int) -> String? {
+        guard mean.count == expected, scale.count == expected else {
+            return "its standardisation has \(mean.count) means and \(scale.count) scales for \(expected) features"
+        }
+        guard !layers.isEmpty else { return "it has no layers" }
+        var inputs = expected
+        for (i, layer) in layers.enumerated() {
+            guard layer.weights.rows == inputs, layer.bias.count == layer.weights.columns, layer.weights.columns > 0 else {
+                return "layer \(i + 1) is \(layer.weights.rows)×\(layer.weights.columns) with \(layer.bias.count) biases after \(inputs) inputs"
+            }
+            inputs = layer.weights.columns
+        }
+        guard inputs == classes else { return "it gives \(inputs) outputs for \(classes) classes" }
+        let finite = (mean + scale).allSatisfy(\.isFinite) && layers.allSatisfy { $0.weights.values.allSatisfy(\.isFinite) && $0.bias.allSatisfy(\.isFinite) }
+        return finite ? nil : "it holds numbers that are not finite (NaN or infinity)"
+    }
+}

@@ -13,6 +13,20 @@ public struct Matrix: Sendable, Equatable, Codable {
         precondition(self.values.count == rows * columns, "matrix of \(rows)×\(columns) needs \(rows * columns) values")
     }
 
+    private enum CodingKeys: String, CodingKey { case rows, columns, values }
+
+    /// Decoding refuses a matrix whose values do not fill it (a damaged file), instead of failing later.
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let rows = try c.decode(Int.self, forKey: .rows), columns = try c.decode(Int.self, forKey: .columns)
+        let values = try c.decode([Float].self, forKey: .values)
+        guard rows >= 0, columns >= 0, rows.multipliedReportingOverflow(by: columns) == (values.count, false) else {
+            throw DecodingError.dataCorruptedError(forKey: .values, in: c,
+                                                   debugDescription: "a \(rows)×\(columns) matrix with \(values.count) values")
+        }
+        self.init(rows: rows, columns: columns, values: values)
+    }
+
     public init(stacking rowVectors: [[Float]]) {
         self.init(rows: rowVectors.count, columns: rowVectors.first?.count ?? 0, values: rowVectors.flatMap { $0 })
     }

@@ -61,15 +61,29 @@ public struct SoundClassifierModel: Sendable, Codable, Equatable {
                 throw SoundError.badModel(path: path, problem: "trained with embedding model \(model.embeddingModel), which this Earshot "
                     + "does not have (it has \(SoundFeatures.allCases.map(\.modelIdentity).joined(separator: ", "))); retrain it")
             }
-            guard model.head.classCount == model.labels.count, model.head.inputSize == features.dimension else {
-                throw SoundError.badModel(path: path, problem: "head does not match its labels or embedding size")
-            }
+            if let problem = model.problem(features: features) { throw SoundError.badModel(path: path, problem: problem) }
             return model
         } catch let error as SoundError {
             throw error
         } catch {
             throw SoundError.badModel(path: path, problem: "damaged contents (\(error.localizedDescription))")
         }
+    }
+
+    /// What makes a decoded model unusable, or nil: labels, windows and front-end in range, and a head that
+    /// fits them and the network (a damaged file must be refused, not crash or answer wrongly).
+    func problem(features: SoundFeatures) -> String? {
+        guard labels.count >= 2, Set(labels).count == labels.count, labels.allSatisfy({ !$0.isEmpty }) else {
+            return "needs two or more distinct, non-empty labels; has \(labels)"
+        }
+        guard WindowSettings.durations.contains(window.duration), WindowSettings.overlaps.contains(window.overlap) else {
+            return "window of \(window.duration) s with overlap \(window.overlap) (windows are 0.975 to 30 s, overlap 0 to 0.9)"
+        }
+        guard frontEnd == features.frontEndSettings else {
+            return "its audio front-end settings are not those of the \(features.rawValue) network"
+        }
+        if let problem = head.problem(inputSize: features.dimension, classes: labels.count) { return "damaged head: \(problem)" }
+        return nil
     }
 
     /// The frozen network the head was trained on (`load` refuses files naming another).

@@ -24,6 +24,14 @@ public enum SoundFeatures: String, Sendable, Codable, CaseIterable {
         }
     }
 
+    /// The audio front-end the network reads (recorded in trained models).
+    public var frontEndSettings: LogMelSpectrogram.Settings {
+        switch self {
+        case .yamnet: return .yamnet
+        case .speaker: return .speakerEncoder
+        }
+    }
+
     public var dimension: Int {
         switch self {
         case .yamnet: return SoundEmbedder.embeddingSize
@@ -78,6 +86,11 @@ extension WindowEmbedder {
 }
 
 extension WindowSettings {
+    /// Window lengths in seconds a classifier can use: one YAMNet patch to half a minute.
+    public static let durations = 0.975...30.0
+    /// Overlaps of consecutive windows: none to 90% (the hop stays a tenth of the window or more).
+    public static let overlaps = 0.0...0.9
+
     /// Start sample of each window over `count` samples: every hop, and the last window ends at the end.
     public func starts(count: Int, windowSamples: Int, sampleRate: Int) -> [Int] {
         guard count >= windowSamples else { return [] }

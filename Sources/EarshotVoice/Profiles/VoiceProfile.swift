@@ -27,6 +27,27 @@ public struct VoiceProfile: Sendable, Codable, Equatable {
     public var trainingSeconds: Double?
 }
 
+extension VoiceProfile {
+    /// What makes a decoded profile unusable, or nil: its name is its file's, its head fits the speaker
+    /// network and has two classes, its vectors have the network's size, and every number is finite and in
+    /// range (a damaged profile must be refused, not crash or accept the wrong person).
+    func problem(fileName: String) -> String? {
+        guard name.precomposedStringWithCanonicalMapping == fileName.precomposedStringWithCanonicalMapping else {
+            return "the profile is named '\(name)' but its file is '\(fileName)'"
+        }
+        guard threshold > 0, threshold < 1 else { return "its threshold \(threshold) is not a probability between 0 and 1" }
+        guard centroid.count == SpeakerEncoder.dimension, centroid.allSatisfy(\.isFinite) else {
+            return "its centroid is not \(SpeakerEncoder.dimension) finite numbers"
+        }
+        guard !windows.isEmpty, windows.allSatisfy({ $0.count == SpeakerEncoder.dimension && $0.allSatisfy(\.isFinite) }) else {
+            return "its speaker vectors are not each \(SpeakerEncoder.dimension) finite numbers"
+        }
+        guard clips > 0, speechSeconds.isFinite, speechSeconds > 0 else { return "it records \(clips) clips and \(speechSeconds) s of speech" }
+        if let problem = head.problem(inputSize: SpeakerEncoder.dimension, classes: 2) { return "damaged head: \(problem)" }
+        return nil
+    }
+}
+
 public enum VoiceError: Error, LocalizedError, Equatable {
     case tooFewClips(given: Int, needed: Int)
     case notEnoughSpeech(path: String, seconds: Double, needed: Double)
@@ -46,7 +67,9 @@ public enum VoiceError: Error, LocalizedError, Equatable {
         case let .unknownProfile(name, known):
             return "no voice profile named '\(name)'" + (known.isEmpty ? " (nobody is enrolled yet)" : "; enrolled: \(known.joined(separator: ", "))")
         case let .badProfile(path, problem): return "\(path): \(problem)"
-        case let .badName(name): return "'\(name)' is not a usable name: use letters, digits, spaces, '.', '_' or '-'"
+        case let .badName(name):
+            return "'\(name)' is not a usable name: use up to 64 letters, digits, spaces (not at either end), '.', '_' or '-', "
+                + "not starting with '.'"
         case .noProfiles: return "no voices enrolled yet"
         case let .noBackground(path): return "no background speakers in \(path)"
         }
@@ -76,12 +99,15 @@ public struct VoiceProfileStore: Sendable {
 
     public static func validate(_ name: String) throws {
         let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: " ._-"))
-        guard !name.isEmpty, name.count <= 64, !name.hasPrefix("."), name.unicodeScalars.allSatisfy(allowed.contains) else {
+        // a name is a file name: not blank, no padding, not hidden, and short enough in bytes for any file system
+        guard !name.trimmingCharacters(in: .whitespaces).isEmpty, name.trimmingCharacters(in: .whitespaces) == name,
+              name.count <= 64, name.utf8.count <= 200, !name.hasPrefix("."), name.unicodeScalars.allSatisfy(allowed.contains) else {
             throw VoiceError.badName(name)
         }
     }
 
-    func path(_ name: String) -> URL { directory.appendingPathComponent(name + ".json") }
+    /// One file per person, whichever Unicode form their name was typed in ("Zoë" composed or not).
+    func path(_ name: String) -> URL { directory.appendingPathComponent(name.precomposedStringWithCanonicalMapping + ".json") }
 
     public func names() -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
@@ -96,10 +122,10 @@ public struct VoiceProfileStore: Sendable {
         }
         do {
             let profile = try JSONDecoder().decode(VoiceProfile.self, from: data)
-            guard profile.format == VoiceProfile.format, profile.version == VoiceProfile.currentVersion,
-                  profile.centroid.count == SpeakerEncoder.dimension, profile.head.classCount == 2 else {
+            guard profile.format == VoiceProfile.format, profile.version == VoiceProfile.currentVersion else {
                 throw VoiceError.badProfile(path: url.path, problem: "not a version \(VoiceProfile.currentVersion) Earshot voice profile")
             }
+            if let problem = profile.problem(fileName: name) { throw VoiceError.badProfile(path: url.path, problem: problem) }
             // a head trained on another speaker network's vectors would score this one's wrongly
             guard profile.encoder == SpeakerEncoder.modelIdentity else {
                 throw VoiceError.badProfile(path: url.path, problem: "enrolled with speaker network \(profile.encoder); this Earshot uses "

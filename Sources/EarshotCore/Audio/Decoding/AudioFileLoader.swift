@@ -21,7 +21,7 @@ public struct AudioFileLoader: Sendable {
     /// accept or refuse a recording this way before storing it).
     public func duration(path: String) throws -> Double {
         if path != "-", let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped),
-           Self.sniff(data) == .wav, let (frames, rate) = try? WAVDecoder().inspect(data, path: path) {
+           Self.sniff(data) == .wav, let (frames, rate) = try? WAVDecoder().inspect(data, path: path), Self.sampleRates.contains(rate) {
             return Double(frames) / Double(rate)  // the header says it all; anything odd is decoded in full below
         }
         let audio = try decoded(path: path)
@@ -80,7 +80,24 @@ public struct AudioFileLoader: Sendable {
             decoded = try FFmpegDecoder().decode(path: path!, displayName: name)
         }
         guard decoded.frameCount > 0 else { throw AudioError.noSamples(path: name) }
+        try Self.check(rate: decoded.sampleRate, name: name)
+        // one NaN would spread through every filter and network and silently empty the result
+        let damaged = decoded.interleaved.reduce(0) { $1.isFinite ? $0 : $0 + 1 }
+        guard damaged == 0 else {
+            throw AudioError.damaged(path: name, detail: "\(damaged) of its \(decoded.interleaved.count) samples are not finite numbers "
+                + "(NaN or infinity)")
+        }
         return decoded
+    }
+
+    /// Sample rates real audio has. Outside them a header is damaged or forged: a 64 KB file claiming 1 Hz
+    /// would be resampled into hours of audio.
+    public static let sampleRates = 1_000...768_000
+
+    static func check(rate: Int, name: String) throws {
+        guard sampleRates.contains(rate) else {
+            throw AudioError.damaged(path: name, detail: "its header says \(rate) Hz; real audio is sampled at 1 kHz to 768 kHz")
+        }
     }
 
     static func sniff(_ data: Data) -> Container {

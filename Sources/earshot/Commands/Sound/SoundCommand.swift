@@ -26,13 +26,13 @@ enum SoundCommand {
     static func windowSettings(_ args: ParsedArguments) throws -> WindowSettings {
         var w = WindowSettings()
         if let text = args.value("window") {
-            guard let v = Double(text), v >= 0.975, v <= 30 else {
+            guard let v = Double(text), WindowSettings.durations.contains(v) else {
                 throw UsageError(message: "--window must be seconds from 0.975 to 30, got '\(text)'", path: args.path)
             }
             w.duration = v
         }
         if let text = args.value("overlap") {
-            guard let v = Double(text), v >= 0, v <= 0.9 else {
+            guard let v = Double(text), WindowSettings.overlaps.contains(v) else {
                 throw UsageError(message: "--overlap must be a fraction from 0 to 0.9, got '\(text)'", path: args.path)
             }
             w.overlap = v
