@@ -20,12 +20,14 @@ public enum SoundClassifierExporter {
         var g = ONNXGraphBuilder()
         let base: Data
         let embedding: String
+        let probe: [String: Tensor]
         switch embedder {
         case let yamnet as SoundEmbedder:
             base = try Data(contentsOf: URL(fileURLWithPath: try store.file("models/yamnet/yamnet.onnx", of: "YAMNet")))
             g.input(yamnet.info.input, .float, shape: yamnet.info.inputShape)  // the float network's own input: log_mel
             g.metadata("earshot_input", "log_mel float32 [1,1,96,64]: YAMNet log-mel patch, ln(mel + 0.001), 0.975 s at 16 kHz")
             embedding = yamnet.info.embedding
+            probe = [yamnet.info.input: Tensor(shape: yamnet.info.inputShape, floats: [Float](repeating: -6.9, count: yamnet.info.inputShape.reduce(1, *)))]
         case let speaker as SpeakerWindowEmbedder:
             base = try Data(contentsOf: URL(fileURLWithPath: speaker.encoder.modelPath))
             g.input("mel_window", .float, shape: [-1, SpeakerEncoder.windowFrames, speaker.encoder.frontEnd.settings.melBands])
@@ -33,6 +35,9 @@ public enum SoundClassifierExporter {
             // each encoder window normalised, averaged over the analysis window, normalised again
             let mean = g.node("ReduceMean", [g.l2Normalised("embedding", axis: 1)], ints: ["axes": [0]], int: ["keepdims": 1])
             embedding = g.l2Normalised(mean, axis: 1)
+            let bands = speaker.encoder.frontEnd.settings.melBands
+            probe = ["mel_window": Tensor(shape: [1, SpeakerEncoder.windowFrames, bands],
+                                          floats: [Float](repeating: -10, count: SpeakerEncoder.windowFrames * bands))]
         default:
             throw SoundError.badModel(path: path, problem: "no exporter for \(embedder.features.rawValue) features")
         }
@@ -44,6 +49,6 @@ public enum SoundClassifierExporter {
         g.metadata("labels", String(decoding: try JSONEncoder().encode(model.labels), as: UTF8.self))
         g.metadata("earshot_embedding_model", model.embeddingModel)
         g.metadata("earshot_features", model.features.rawValue)
-        try g.apply(to: base).write(to: URL(fileURLWithPath: path), options: .atomic)
+        try CheckedExport.write(try g.apply(to: base), to: path, probe: probe, output: "probabilities", count: model.labels.count)
     }
 }

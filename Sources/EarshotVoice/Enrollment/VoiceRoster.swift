@@ -19,6 +19,15 @@ public struct VoiceRoster: Sendable {
     @discardableResult
     public func enroll(name: String, clips: [String], background: [[Float]],
                        onEpoch: ((HeadTrainer.Epoch) -> Void)? = nil) throws -> (profile: VoiceProfile, others: Int) {
+        // one enrolment at a time on a store, across processes: each reads everyone, trains and writes them back,
+        // so two at once would each train without the other's voice
+        try FileLock.withExclusiveLock(at: store.directory.appendingPathComponent(".enrolment.lock")) {
+            try enrollLocked(name: name, clips: clips, background: background, onEpoch: onEpoch)
+        }
+    }
+
+    private func enrollLocked(name: String, clips: [String], background: [[Float]],
+                              onEpoch: ((HeadTrainer.Epoch) -> Void)?) throws -> (profile: VoiceProfile, others: Int) {
         let enrolled = store.loadAll().profiles.filter { $0.name != name }
         let others = background + enrolled.flatMap(\.windows)
         let profile = try enrollment.enroll(name: name, clips: clips, others: others, onEpoch: onEpoch)

@@ -26,6 +26,7 @@ public enum VoiceProfileExporter {
         g.metadata("name", profile.name)
         g.metadata("threshold", String(profile.threshold))
         g.metadata("earshot_input", "mel_window float32 [n,80,40]: log10 mel windows of 0.8 s every 0.4 s at 16 kHz")
-        try g.apply(to: base).write(to: URL(fileURLWithPath: path), options: .atomic)
+        let probe = Tensor(shape: [1, SpeakerEncoder.windowFrames, 40], floats: [Float](repeating: -10, count: SpeakerEncoder.windowFrames * 40))
+        try CheckedExport.write(try g.apply(to: base), to: path, probe: ["mel_window": probe], output: "probability", count: 1)
     }
 }
