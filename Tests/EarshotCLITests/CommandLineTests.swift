@@ -22,6 +22,9 @@ final class CommandLineTests: XCTestCase {
             (["transcribe", "--threads", "zero", "x.wav"], "--threads must be a whole number"),
             (["transcribe", "--bogus", "x.wav"], "unknown option '--bogus'"),
             (["listen", "--language", "fr", "-"], "tiny.en understands English only"),
+            (["transcribe", "--model", "base", "--language", "xx", "a.wav", "b.wav"], "'xx' is not one of Whisper's language codes"),
+            (["transcribe", "--output", "--json", "x.wav"], "--output needs a value <dir>, got the option --json"),
+            (["transcribe", "--json", "--format", "srt", "x.wav"], "--json and --format srt ask for two formats"),
         ]
         for (args, message) in cases {
             let r = try CLI.run(args)

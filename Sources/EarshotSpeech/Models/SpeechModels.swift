@@ -1,4 +1,5 @@
 import EarshotCore
+import Foundation
 
 /// The Whisper models setup installs (converted from CTranslate2 to sherpa-onnx ONNX, MatMul weights as uint8).
 public enum WhisperModel: String, Sendable, CaseIterable, Codable {
@@ -18,6 +19,23 @@ public enum WhisperModel: String, Sendable, CaseIterable, Codable {
 
     public var isMultilingual: Bool { self == .base }
 
+    /// Whisper's language codes (the multilingual models' 99).
+    public static let languages: Set<String> = [
+        "en", "zh", "de", "es", "ru", "ko", "fr", "ja", "pt", "tr", "pl", "ca", "nl", "ar", "sv", "it", "id", "hi", "fi", "vi",
+        "he", "uk", "el", "ms", "cs", "ro", "da", "hu", "ta", "no", "th", "ur", "hr", "bg", "lt", "la", "mi", "ml", "cy", "sk",
+        "te", "fa", "lv", "bn", "sr", "az", "sl", "kn", "et", "mk", "br", "eu", "is", "hy", "ne", "mn", "bs", "kk", "sq", "sw",
+        "gl", "mr", "pa", "si", "km", "sn", "yo", "so", "af", "oc", "ka", "be", "tg", "sd", "gu", "am", "yi", "lo", "uz", "fo",
+        "ht", "ps", "tk", "nn", "mt", "sa", "lb", "my", "bo", "tl", "mg", "as", "tt", "haw", "ln", "ha", "ba", "jw", "su",
+    ]
+
+    /// Refuses a language this model cannot transcribe ("auto" detects it with the multilingual model);
+    /// the engine would otherwise end the process on an unknown code.
+    public func check(language: String) throws {
+        if language == "auto" || language == "en" { return }
+        guard isMultilingual else { throw SpeechError.unsupportedLanguage(language, model: self) }
+        guard Self.languages.contains(language) else { throw SpeechError.unsupportedLanguage(language, model: self) }
+    }
+
     struct Files { let encoder, decoder, tokens: String }
 
     /// - Parameter floatReference: the float conversion setup keeps beside the shipped (uint8) one, which
@@ -34,5 +52,18 @@ public enum WhisperModel: String, Sendable, CaseIterable, Codable {
 enum VADModel {
     static func path(in store: ModelStore) throws -> String {
         try store.file("models/silero-vad/silero_vad.onnx", of: "silero VAD")
+    }
+}
+
+public enum SpeechError: Error, LocalizedError, Equatable {
+    case unsupportedLanguage(String, model: WhisperModel)
+
+    public var errorDescription: String? {
+        switch self {
+        case let .unsupportedLanguage(code, model) where !model.isMultilingual:
+            return "\(model.rawValue) understands English only, not '\(code)'; the base model is multilingual"
+        case let .unsupportedLanguage(code, _):
+            return "'\(code)' is not one of Whisper's language codes (en, de, fr, es, zh, ja, ... or auto to detect)"
+        }
     }
 }

@@ -22,6 +22,7 @@ public final class SpeechRecognizer {
 
     /// - Parameter floatReference: run setup's float conversion instead of the shipped models (tests).
     init(model: WhisperModel, threads: Int, language: String, store: ModelStore, floatReference: Bool) throws {
+        try model.check(language: language)
         let files = try model.files(in: store, floatReference: floatReference)
         let strings = CStringPool()
         var config = SherpaOnnxOfflineRecognizerConfig()

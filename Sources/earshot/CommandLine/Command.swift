@@ -117,6 +117,11 @@ enum ArgumentParser {
                 parsed.values[name] = v
             } else {
                 guard i < arguments.count else { throw UsageError(message: "--\(name) needs a value <\(option.value!)>", path: path) }
+                // `--output --json` is a forgotten value, not a folder named "--json"
+                guard !(arguments[i].hasPrefix("--") && arguments[i].count > 2) else {
+                    throw UsageError(message: "--\(name) needs a value <\(option.value!)>, got the option \(arguments[i]) "
+                                     + "(write --\(name)=\(arguments[i]) if that really is the value)", path: path)
+                }
                 parsed.values[name] = arguments[i]
                 i += 1
             }

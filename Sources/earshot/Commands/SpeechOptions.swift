@@ -15,8 +15,8 @@ enum SpeechOptions {
             throw UsageError(message: error.localizedDescription, path: args.path)
         }
         let language = args.value("language") ?? "en"
-        if model == .tinyEn && !["en", "auto"].contains(language) {
-            throw UsageError(message: "tiny.en understands English only; use --model base for '\(language)'", path: args.path)
+        do { try model.check(language: language) } catch {
+            throw UsageError(message: error.localizedDescription, path: args.path)
         }
         return Transcriber.Configuration(model: model, threads: try args.int("threads", default: SpeechRecognizer.defaultThreadCount, range: 1...64),
                                          language: language)

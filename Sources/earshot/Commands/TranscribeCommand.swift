@@ -31,6 +31,9 @@ enum TranscribeCommand {
             throw UsageError(message: "give at least one audio file, or '-' for standard input", path: args.path)
         }
         let speech = try SpeechOptions.read(args)
+        if args.flag("json"), let format = args.value("format"), format != "json" {
+            throw UsageError(message: "--json and --format \(format) ask for two formats: give one", path: args.path)
+        }
         let format: TranscriptFormat = args.flag("json") ? .json : try args.choice("format", default: .txt)
         let outputDir = args.value("output")
         if let dir = outputDir {
