@@ -32,6 +32,19 @@ public actor NotesLibrary {
         try store.note(try store.add(path: path, tags: tags))
     }
 
+    /// Saves a recording held in memory (an upload, standard input) as a new note named `name`.
+    public func add(data: Data, name: String, tags: [String] = []) throws -> Note {
+        let incoming = directory.appendingPathComponent("recordings/.incoming-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: incoming.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try data.write(to: incoming)
+        defer { try? FileManager.default.removeItem(at: incoming) }
+        do {
+            return try store.note(try store.add(path: incoming.path, tags: tags, sourceName: name))
+        } catch let NotesError.notAudio(_, problem) {
+            throw NotesError.notAudio(path: name, problem: problem)
+        }
+    }
+
     /// A recorded note, and the error that ended the source early if one did (what came before it is kept).
     public struct Recording: Sendable {
         public var note: Note

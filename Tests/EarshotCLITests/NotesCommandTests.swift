@@ -68,7 +68,16 @@ final class NotesCommandTests: XCTestCase {
         let export = try CLI.run(["notes", "export", "--all", "--format", "json", "-o", out.path], environment: env)
         XCTAssertEqual(export.status, 0, export.stderr)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out.path).count, 1)
+        let blocked = try CLI.run(["notes", "export", "1", "-o", wav.path + "/sub"], environment: env)
+        XCTAssertEqual(blocked.status, 1)
+        XCTAssertTrue(blocked.stderr.contains("cannot write the export (Not a directory)"), blocked.stderr)
         XCTAssertEqual(try CLI.run(["notes", "delete", "1"], environment: env).status, 0)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: home.appendingPathComponent("notes/audio").path), [])
+
+        // a recording on standard input is a note too
+        let piped = try CLI.run(["notes", "add", "-", "--json"], stdin: try Data(contentsOf: wav), environment: env)
+        XCTAssertEqual(piped.status, 0, piped.stderr)
+        let added = try JSONSerialization.jsonObject(with: Data(piped.stdout.utf8)) as! [[String: Any]]
+        XCTAssertEqual(added.first?["source"] as? String, "stdin")
     }
 }

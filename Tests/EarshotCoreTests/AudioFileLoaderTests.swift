@@ -73,7 +73,11 @@ final class AudioFileLoaderTests: XCTestCase {
         try TestAudio.wavFile(format: 3, channels: 1, rate: 16000, bits: 32,
                               body: floats.withUnsafeBytes { Data($0) }).write(to: nan)
 
+        let fifo = dir.appendingPathComponent("fifo.wav")
+        _ = try TestAudio.run("mkfifo", [fifo.path])
+
         let expectations: [(URL, String)] = [
+            (fifo, "fifo.wav: cannot read file (not a regular file (a pipe or a device)"),
             (forged, "forged.wav: damaged audio (its header says 1 Hz; real audio is sampled at 1 kHz to 768 kHz)"),
             (huge, "huge-rate.wav: damaged audio (its header says"),
             (nan, "nan.wav: damaged audio (2 of its 16000 samples are not finite numbers (NaN or infinity))"),

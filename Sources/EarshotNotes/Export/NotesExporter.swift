@@ -9,9 +9,14 @@ public enum NotesExporter {
     /// Writes one note into `directory` and returns the file's path.
     @discardableResult
     public static func export(_ note: Note, format: Format, to directory: URL) throws -> URL {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let url = directory.appendingPathComponent("\(note.id)-\(slug(note.displayTitle)).\(format.rawValue)")
-        try render(note, format: format).write(to: url, atomically: true, encoding: .utf8)
+        let text = try render(note, format: format)
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try text.write(to: url, atomically: true, encoding: .utf8)
+        } catch {
+            throw NotesError.storage(path: url.path, problem: "cannot write the export (\(NotesStore.reason(error)))")
+        }
         return url
     }
 

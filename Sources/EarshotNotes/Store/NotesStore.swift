@@ -49,8 +49,9 @@ public final class NotesStore {
 
     static func reason(_ error: Error) -> String {
         let ns = error as NSError
-        if let posix = ns.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(posix.code)))
+        // Foundation on Linux keeps the POSIX cause as a Swift error, which `as? NSError` does not find
+        if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? Error, (underlying as NSError).domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32((underlying as NSError).code)))
         }
         return ns.localizedFailureReason ?? ns.localizedDescription
     }
@@ -60,12 +61,12 @@ public final class NotesStore {
     /// Saves a recording as a new note with all its stages pending, and returns its id. The file is
     /// decoded first: anything that is not audio is refused and nothing is stored.
     @discardableResult
-    public func add(path: String, tags: [String] = [], created: Date = Date()) throws -> Int {
+    public func add(path: String, tags: [String] = [], created: Date = Date(), sourceName: String? = nil) throws -> Int {
         let duration: Double
         do { duration = try AudioFileLoader().duration(path: path) } catch {
             throw NotesError.notAudio(path: path, problem: Self.audioProblem(error, path: path))
         }
-        let name = URL(fileURLWithPath: path).lastPathComponent
+        let name = sourceName ?? URL(fileURLWithPath: path).lastPathComponent
         let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
         let stored = UUID().uuidString.lowercased() + (ext.isEmpty ? "" : "." + ext)
         let target = audioDirectory.appendingPathComponent(stored)

@@ -29,14 +29,17 @@ public struct AudioFileLoader: Sendable {
     }
 
     private func decoded(path: String) throws -> DecodedAudio {
-        if path == "-" {
-            return try decode(data: FileHandle.standardInput.readDataToEndOfFile(), name: "<stdin>")
+        if path == "-" { return try decode(data: try Self.standardInput(), name: "<stdin>") }
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw AudioError.unreadable(path: path, reason: errno == ENOENT ? "no such file" : String(cString: strerror(errno)))
         }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw AudioError.unreadable(path: path, reason: "no such file")
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw AudioError.unreadable(path: path, reason: "is a directory")
+        default:  // a FIFO or a device (/dev/zero) never ends or cannot be read twice
+            throw AudioError.unreadable(path: path, reason: "not a regular file (a pipe or a device); send a stream to '-' instead")
         }
-        guard !isDirectory.boolValue else { throw AudioError.unreadable(path: path, reason: "is a directory") }
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe) } catch {
             throw AudioError.unreadable(path: path, reason: (error as NSError).localizedFailureReason ?? "permission denied")
@@ -88,6 +91,22 @@ public struct AudioFileLoader: Sendable {
                 + "(NaN or infinity)")
         }
         return decoded
+    }
+
+    /// The most standard input may hold: a little over 3 h of 48 kHz stereo 32-bit audio (`cat /dev/zero`
+    /// must end in an error, not in running out of memory).
+    public static let standardInputLimit = 4 << 30
+
+    /// Standard input read to its end, refused past `standardInputLimit`.
+    public static func standardInput() throws -> Data {
+        var data = Data()
+        while let chunk = try FileHandle.standardInput.read(upToCount: 1 << 20), !chunk.isEmpty {
+            data.append(chunk)
+            guard data.count <= standardInputLimit else {
+                throw AudioError.unsupported(path: "<stdin>", detail: "more than \(standardInputLimit >> 30) GB of input")
+            }
+        }
+        return data
     }
 
     /// Sample rates real audio has. Outside them a header is damaged or forged: a 64 KB file claiming 1 Hz

@@ -26,7 +26,9 @@ enum NotesAddCommand {
         var added: [Note] = [], refused = 0
         for path in args.positionals {
             do {
-                let note = try await library.add(file: path, tags: NotesCommand.tags(args.value("tag")))
+                let tags = NotesCommand.tags(args.value("tag"))
+                let note = path == "-" ? try await library.add(data: try AudioFileLoader.standardInput(), name: "stdin", tags: tags)
+                    : try await library.add(file: path, tags: tags)
                 added.append(note)
                 if !args.flag("json") { print("note \(note.id): saved \(path)") }
             } catch let error as NotesError {
