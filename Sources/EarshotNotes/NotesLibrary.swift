@@ -106,6 +106,12 @@ public actor NotesLibrary {
     @discardableResult
     public func retry(_ id: Int, from stage: NoteStage? = nil) throws -> Int { try store.retry(id, from: stage) }
 
+    /// Rebuilds a store whose database is missing, empty or damaged from its recordings (see
+    /// `NotesStore.repair`); open the library again afterwards.
+    public static func repair(directory: URL = NotesStore.defaultDirectory()) throws -> NotesRepair {
+        try NotesStore.repair(directory: directory)
+    }
+
     /// Writes a note as a file into `directory`; returns its path.
     @discardableResult
     public func export(_ id: Int, format: NotesExporter.Format, to directory: URL) throws -> URL {

@@ -81,6 +81,8 @@ public enum NotesError: Error, LocalizedError, Equatable {
     case storage(path: String, problem: String)
     case storeTooNew(path: String, version: Int, supported: Int)
     case noSuchTag(String)
+    /// The database is missing, empty or damaged while recordings remain: `NotesLibrary.repair` rebuilds it.
+    case needsRepair(path: String, problem: String, recordings: Int)
 
     public var errorDescription: String? {
         switch self {
@@ -92,6 +94,8 @@ public enum NotesError: Error, LocalizedError, Equatable {
         case let .storeTooNew(path, version, supported):
             return "notes store \(path) is at schema version \(version); this Earshot reads up to \(supported): update Earshot"
         case let .noSuchTag(tag): return "no note is tagged '\(tag)'"
+        case let .needsRepair(path, problem, recordings):
+            return "\(path): \(problem), and \(recordings) recording(s) are stored beside it; nothing was changed"
         }
     }
 }

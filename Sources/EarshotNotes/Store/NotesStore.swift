@@ -15,21 +15,51 @@ public final class NotesStore {
         store.home.appendingPathComponent("notes")
     }
 
-    public init(directory: URL = NotesStore.defaultDirectory()) throws {
+    /// Opens the store, creating it when the folder is new. Refuses, with `NotesError.needsRepair`, a store
+    /// whose database is missing or empty while recordings remain (starting afresh would orphan them and
+    /// reuse their ids) or whose database fails SQLite's quick check (writing into it would spread the damage).
+    public convenience init(directory: URL = NotesStore.defaultDirectory()) throws {
+        try self.init(directory: directory, rebuilding: false)
+    }
+
+    /// - Parameter rebuilding: open a missing database beside stored recordings (repair does, then adds them).
+    init(directory: URL, rebuilding: Bool) throws {
         self.directory = directory
         audioDirectory = directory.appendingPathComponent("audio")
-        let path = directory.appendingPathComponent("notes.db").path
+        let path = directory.appendingPathComponent(Self.databaseName).path
         do {
             try FileManager.default.createDirectory(at: audioDirectory, withIntermediateDirectories: true)
         } catch {
             throw NotesError.storage(path: directory.path, problem: "cannot create the folder (\(Self.reason(error)))")
         }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        if !rebuilding, size ?? 0 == 0, case let recordings = Self.recordings(in: audioDirectory), !recordings.isEmpty {
+            throw NotesError.needsRepair(path: path, problem: size == nil ? "the notes database is missing"
+                : "the notes database is empty", recordings: recordings.count)
+        }
         do {
             db = try SQLiteDatabase(path: path)
+            let check = try db.query("PRAGMA quick_check").compactMap { $0.first?.string }
+            guard check == ["ok"] else {
+                throw NotesError.needsRepair(path: path, problem: "the notes database is damaged (\(check.prefix(2).joined(separator: "; ")))",
+                                             recordings: Self.recordings(in: audioDirectory).count)
+            }
             try NotesSchema.migrate(db)
         } catch let error as SQLiteDatabase.Failure {
+            if error.isCorrupt {
+                throw NotesError.needsRepair(path: path, problem: "the notes database is damaged (\(error.message))",
+                                             recordings: Self.recordings(in: audioDirectory).count)
+            }
             throw Self.storageError(error, path: directory.path)
         }
+    }
+
+    static let databaseName = "notes.db"
+
+    /// The stored recordings (not the half-copied ones a killed `add` may leave).
+    static func recordings(in audio: URL) -> [URL] {
+        ((try? FileManager.default.contentsOfDirectory(at: audio, includingPropertiesForKeys: nil)) ?? [])
+            .filter { !$0.lastPathComponent.hasPrefix(".") }.sorted { $0.lastPathComponent < $1.lastPathComponent }
     }
 
     /// Runs store work, turning SQLite failures into messages about the store (never an SQL dump).
@@ -72,22 +102,27 @@ public final class NotesStore {
         let target = audioDirectory.appendingPathComponent(stored)
         try copyAtomically(from: URL(fileURLWithPath: path), to: target)
         do {
-            return try guarded {
-                try db.transaction {
-                    try db.query("INSERT INTO notes (created, source_name, audio_file, duration) VALUES (?, ?, ?, ?)",
-                                 [.real(created.timeIntervalSince1970), .text(name), .text(stored), .real(duration)])
-                    let id = Int(db.lastInsertedRow)
-                    for stage in NoteStage.allCases {
-                        try db.query("INSERT INTO stages (note_id, stage, position) VALUES (?, ?, ?)",
-                                     [.integer(Int64(id)), .text(stage.rawValue), .integer(Int64(stage.position))])
-                    }
-                    try insertTags(tags, note: id)
-                    return id
-                }
-            }
+            return try insertNote(stored: stored, name: name, duration: duration, created: created, tags: tags)
         } catch {
             try? FileManager.default.removeItem(at: target)  // no note refers to it
             throw error
+        }
+    }
+
+    /// A note for a recording already in the audio folder, with every stage queued, in one transaction.
+    func insertNote(stored: String, name: String, duration: Double, created: Date, tags: [String]) throws -> Int {
+        try guarded {
+            try db.transaction {
+                try db.query("INSERT INTO notes (created, source_name, audio_file, duration) VALUES (?, ?, ?, ?)",
+                             [.real(created.timeIntervalSince1970), .text(name), .text(stored), .real(duration)])
+                let id = Int(db.lastInsertedRow)
+                for stage in NoteStage.allCases {
+                    try db.query("INSERT INTO stages (note_id, stage, position) VALUES (?, ?, ?)",
+                                 [.integer(Int64(id)), .text(stage.rawValue), .integer(Int64(stage.position))])
+                }
+                try insertTags(tags, note: id)
+                return id
+            }
         }
     }
 

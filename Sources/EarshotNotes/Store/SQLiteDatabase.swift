@@ -25,6 +25,8 @@ public final class SQLiteDatabase {
         public var code: Int32
         public var message: String
         public var isDiskFull: Bool { code & 0xff == SQLITE_FULL }
+        /// The file is not a database, or its pages are damaged.
+        public var isCorrupt: Bool { code & 0xff == SQLITE_CORRUPT || code & 0xff == SQLITE_NOTADB }
         public var isReadOnly: Bool { code & 0xff == SQLITE_READONLY || code & 0xff == SQLITE_CANTOPEN || code & 0xff == SQLITE_PERM }
         public var isBusy: Bool { code & 0xff == SQLITE_BUSY || code & 0xff == SQLITE_LOCKED }
     }

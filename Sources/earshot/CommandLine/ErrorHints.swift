@@ -11,6 +11,9 @@ enum ErrorHints {
             return "pipe audio in instead, e.g.: arecord -q -t raw -f S16_LE -r 16000 -c 1 - | earshot listen -"
         }
         if case NotesError.unknownNote = error { return "earshot notes list shows the ids" }
+        if case NotesError.needsRepair = error {
+            return "run `earshot notes repair` to rebuild the notes from the recordings (a damaged database is kept aside)"
+        }
         if let error = error as? VoiceError {
             switch error {
             case let .unknownProfile(_, known) where known.isEmpty: return "enrol someone first: earshot voice enroll NAME FILE..."
