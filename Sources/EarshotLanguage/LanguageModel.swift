@@ -54,6 +54,9 @@ public final class LanguageModel {
     /// The tokens whose keys and values are in the context now: a request that starts the same way (the
     /// same transcript, another question) decodes only what differs.
     private var cached: [llama_token] = []
+    /// Whole prompt chunks at the start of `cached`, decoded as a fresh run would decode them.
+    private var cachedPromptChunks = 0
+    static let promptChunk = 64
     /// Tokens generated and seconds spent, over this model's life (for tokens/s reports).
     public private(set) var generatedTokens = 0
     public private(set) var promptTokens = 0
@@ -143,24 +146,30 @@ public final class LanguageModel {
             grammarSampler = g
         }
         defer { if let grammarSampler { llama_sampler_free(grammarSampler) } }
-        // keep the longest prefix already in the context (at least the last token is decoded again, for its logits)
+        // The prompt is decoded in chunks at fixed positions (0, 64, 128, ...): llama.cpp computes a batch with
+        // kernels that depend on its size, so the same prompt must always be cut the same way for the same
+        // answer. What the context already holds is kept only in whole chunks of an earlier prompt, so reusing it
+        // gives exactly the numbers a fresh run would (at least the last token is decoded again, for its logits).
+        let chunk = Self.promptChunk
         var position = 0
-        while position < min(cached.count, tokens.count - 1) && cached[position] == tokens[position] { position += 1 }
+        let reusable = min(cachedPromptChunks * chunk, cached.count, tokens.count - 1)
+        while position < reusable && cached[position] == tokens[position] { position += 1 }
+        position -= position % chunk
         if !llama_memory_seq_rm(llama_get_memory(context), 0, Int32(position), -1) {
             llama_memory_clear(llama_get_memory(context), true)
             position = 0
         }
         cached = Array(tokens[..<position])
         promptTokens += tokens.count - position
-        // the rest of the prompt in batches of at most n_batch tokens
         var input = tokens
         while position < input.count {
-            let n = min(512, input.count - position)
+            let n = min(chunk - position % chunk, input.count - position)
             let rc = input.withUnsafeMutableBufferPointer { llama_decode(context, llama_batch_get_one($0.baseAddress! + position, Int32(n))) }
-            guard rc == 0 else { cached = []; throw LanguageError.failed("decoding the prompt failed (\(rc))") }
+            guard rc == 0 else { cached = []; cachedPromptChunks = 0; throw LanguageError.failed("decoding the prompt failed (\(rc))") }
             position += n
         }
         cached = tokens
+        cachedPromptChunks = tokens.count / chunk
         var bytes: [UInt8] = []
         var produced = 0
         while produced < maxTokens {
@@ -169,7 +178,7 @@ public final class LanguageModel {
             bytes += LlamaRuntime.piece(token, vocab: vocab).map { UInt8(bitPattern: $0) }
             produced += 1
             let rc = llama_decode(context, llama_batch_get_one(&token, 1))
-            guard rc == 0 else { cached = []; throw LanguageError.failed("decoding failed (\(rc))") }
+            guard rc == 0 else { cached = []; cachedPromptChunks = 0; throw LanguageError.failed("decoding failed (\(rc))") }
             cached.append(token)
         }
         generatedTokens += produced

@@ -83,6 +83,21 @@ final class NotesPipelineTests: XCTestCase {
         XCTAssertEqual(NoteWriter.chunks(of: sentence, maxTokens: 100, count: words), [sentence])
     }
 
+    /// The same transcript gets the same title, summary and actions whatever the model wrote before it
+    /// (the context it reuses from earlier prompts must not change a single number).
+    func testSameTranscriptGivesTheSameTextWhateverCameBefore() throws {
+        try smallModelOrSkip()
+        let first = "We agreed to move the product launch to March. Priya will update the budget and Tom books the venue by Friday."
+        let other = "The garden needs watering twice a week in summer, and the hedge should be trimmed before the neighbours complain."
+        let writer = NoteWriter(model: try LanguageModel(.small, store: fixture.modelStore))
+        let alone = try writer.write(transcript: first)
+        _ = try writer.write(transcript: other)
+        XCTAssertEqual(try writer.write(transcript: first), alone, "after another note")
+        XCTAssertEqual(try writer.write(transcript: first), alone, "right after itself")
+        let fresh = NoteWriter(model: try LanguageModel(.small, store: fixture.modelStore))
+        XCTAssertEqual(try fresh.write(transcript: first), alone, "from a fresh model")
+    }
+
     func testEmptyTranscriptNeedsNoModel() throws {
         try smallModelOrSkip()
         let writer = NoteWriter(model: try LanguageModel(.small, store: fixture.modelStore))
