@@ -5,7 +5,7 @@ export EARSHOT_HOME
 export PKG_CONFIG_PATH := $(EARSHOT_HOME)/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 SWIFT ?= swift
 
-.PHONY: setup build demo test examples tsan bench avx2-check clean
+.PHONY: setup build demo test examples tsan asan fuzz bench avx2-check clean
 
 # setup also builds the CLI to compute what needs Earshot's own code: the background voices' speaker
 # vectors that enrolment trains against (cached; recomputed only when the speaker network changes).
@@ -25,6 +25,8 @@ test: setup
 	$(SWIFT) test
 	scripts/run-examples.sh
 	$(MAKE) --no-print-directory tsan
+	$(MAKE) --no-print-directory asan ASAN_TESTS='$(ASAN_QUICK)'
+	scripts/fuzz.sh --runs 20000
 
 # Examples/ is a separate package that depends on Earshot by path: build it and run each program (the
 # docs/ guides show their code, checked here too).
@@ -37,6 +39,20 @@ TSAN_TESTS = ConcurrentUseTests|EarshotCoreTests|LiveTranscriberTests|NotesStore
 tsan: setup
 	$(SWIFT) build --build-tests --sanitize=thread --build-path .build/tsan
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build --sanitize=thread --build-path .build/tsan --filter '$(TSAN_TESTS)'
+
+# The suite under AddressSanitizer (its own build folder). `make asan` runs every test (slow); make test runs the
+# loaders, stores and training math under it.
+ASAN_QUICK = EarshotCoreTests|NotesStoreTests|TrainingTests|ModelCatalogueTests|WordErrorRateTests|SpeechSegmenterTests
+ASAN_TESTS = .
+asan: setup
+	$(SWIFT) build --build-tests --sanitize=address --build-path .build/asan
+	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --sanitize=address --build-path .build/asan --filter '$(ASAN_TESTS)'
+
+# libFuzzer on the loaders of every file Earshot reads (Fuzz/, docs/fuzzing.md): 10^6 executions per target, after
+# replaying Fuzz/Regressions/. make test runs a short pass (20,000 each).
+FUZZ_RUNS = 1000000
+fuzz: setup
+	scripts/fuzz.sh --runs $(FUZZ_RUNS)
 
 # Earshot vs faster-whisper on ../shared/data/speech; writes bench/results/ and prints a BENCHMARKS.md table.
 bench: build

@@ -48,6 +48,12 @@ public struct SoundClassifierModel: Sendable, Codable, Equatable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw SoundError.badModel(path: path, problem: "cannot read the file")
         }
+        return try validated(from: data, path: path)
+    }
+
+    /// A model read from a file's bytes, checked whole: refused with `SoundError.badModel` naming `path`
+    /// unless its labels, windows, front-end and head are usable (see `problem(features:)`).
+    public static func validated(from data: Data, path: String) throws -> SoundClassifierModel {
         struct Header: Decodable { var format: String?; var version: Int? }
         guard let header = try? JSONDecoder().decode(Header.self, from: data), header.format == format else {
             throw SoundError.badModel(path: path, problem: "not an Earshot sound classifier (truncated or another kind of file)")

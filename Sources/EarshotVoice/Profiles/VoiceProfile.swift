@@ -120,25 +120,35 @@ public struct VoiceProfileStore: Sendable {
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw VoiceError.unknownProfile(name, known: names())
         }
+        return try VoiceProfile.validated(from: data, path: url.path, name: name)
+    }
+}
+
+extension VoiceProfile {
+    /// A profile read from a file's bytes, checked whole: refused with `VoiceError.badProfile` naming `path`
+    /// unless every shape, number and name is right (see `problem(fileName:)`).
+    public static func validated(from data: Data, path: String, name: String) throws -> VoiceProfile {
         do {
             let profile = try JSONDecoder().decode(VoiceProfile.self, from: data)
             guard profile.format == VoiceProfile.format, profile.version == VoiceProfile.currentVersion else {
-                throw VoiceError.badProfile(path: url.path, problem: "not a version \(VoiceProfile.currentVersion) Earshot voice profile")
+                throw VoiceError.badProfile(path: path, problem: "not a version \(VoiceProfile.currentVersion) Earshot voice profile")
             }
-            if let problem = profile.problem(fileName: name) { throw VoiceError.badProfile(path: url.path, problem: problem) }
+            if let problem = profile.problem(fileName: name) { throw VoiceError.badProfile(path: path, problem: problem) }
             // a head trained on another speaker network's vectors would score this one's wrongly
             guard profile.encoder == SpeakerEncoder.modelIdentity else {
-                throw VoiceError.badProfile(path: url.path, problem: "enrolled with speaker network \(profile.encoder); this Earshot uses "
+                throw VoiceError.badProfile(path: path, problem: "enrolled with speaker network \(profile.encoder); this Earshot uses "
                     + "\(SpeakerEncoder.modelIdentity)")
             }
             return profile
         } catch let error as VoiceError {
             throw error
         } catch {
-            throw VoiceError.badProfile(path: url.path, problem: "damaged profile")
+            throw VoiceError.badProfile(path: path, problem: "damaged profile")
         }
     }
+}
 
+extension VoiceProfileStore {
     /// Who is enrolled, without the vectors: what `earshot voice list --json` prints.
     public struct Listing: Sendable, Codable, Equatable {
         public struct Entry: Sendable, Codable, Equatable {

@@ -84,11 +84,12 @@ public struct AudioFileLoader: Sendable {
         }
         guard decoded.frameCount > 0 else { throw AudioError.noSamples(path: name) }
         try Self.check(rate: decoded.sampleRate, name: name)
-        // one NaN would spread through every filter and network and silently empty the result
-        let damaged = decoded.interleaved.reduce(0) { $1.isFinite ? $0 : $0 + 1 }
+        // one NaN would spread through every filter and network and silently empty the result; float samples
+        // beyond a million (sound is ±1) overflow to infinity in mixing and filtering
+        let damaged = decoded.interleaved.reduce(0) { $1.isFinite && abs($1) <= Self.largestSample ? $0 : $0 + 1 }
         guard damaged == 0 else {
             throw AudioError.damaged(path: name, detail: "\(damaged) of its \(decoded.interleaved.count) samples are not finite numbers "
-                + "(NaN or infinity)")
+                + "(NaN or infinity) or lie beyond ±1,000,000")
         }
         return decoded
     }
@@ -108,6 +109,9 @@ public struct AudioFileLoader: Sendable {
         }
         return data
     }
+
+    /// The largest sample magnitude taken as sound (float audio is ±1; integer formats decode within it).
+    static let largestSample: Float = 1_000_000
 
     /// Sample rates real audio has. Outside them a header is damaged or forged: a 64 KB file claiming 1 Hz
     /// would be resampled into hours of audio.

@@ -1,0 +1,19 @@
+// swift-tools-version:6.0
+// libFuzzer targets for the loaders of every file Earshot reads: WAV audio, voice profiles, sound models.
+// A separate package (libFuzzer brings its own `main`), built by `make fuzz` with the fuzzer and address
+// sanitizers; see ../docs/fuzzing.md.
+import PackageDescription
+
+let earshot = Context.packageDirectory.split(separator: "/").dropLast().last.map(String.init) ?? "earshot"
+
+let package = Package(
+    name: "EarshotFuzz",
+    platforms: [.macOS(.v13)],
+    dependencies: [.package(path: "..")],
+    targets: [
+        .executableTarget(name: "fuzz-wav", dependencies: [.product(name: "EarshotCore", package: earshot)]),
+        .executableTarget(name: "fuzz-profile", dependencies: [.product(name: "EarshotVoice", package: earshot)]),
+        .executableTarget(name: "fuzz-sound-model", dependencies: [.product(name: "EarshotSound", package: earshot),
+                                                                   .product(name: "EarshotCore", package: earshot)]),
+    ]
+)

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets in Fuzz/ (fuzzer + address sanitizers) and runs each: first on every input in
+# Fuzz/Regressions/<target>/ (inputs that once crashed: they must not any more), then from Fuzz/Seeds/<target>/
+# for --runs executions (default 1,000,000) with its corpus kept in $EARSHOT_HOME/fuzz/<target>.
+# A crash stops the run; the input is saved in Fuzz/Regressions/<target>/ to become a regression test.
+# usage: scripts/fuzz.sh [--runs N] [target...]
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+EARSHOT_HOME=${EARSHOT_HOME:-$HOME/.cache/earshot}
+export PKG_CONFIG_PATH="$EARSHOT_HOME/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+RUNS=1000000
+if [ "${1:-}" = "--runs" ]; then RUNS=$2; shift 2; fi
+TARGETS=("$@")
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(fuzz-wav fuzz-profile fuzz-sound-model)
+
+echo "==> building the fuzz targets (Fuzz/, libFuzzer + AddressSanitizer)"
+# SwiftPM's --sanitize=fuzzer links libFuzzer's main; -sanitize=fuzzer on the Swift code adds the coverage it steers by
+LOG=$(mktemp)
+if ! swift build --package-path "$ROOT/Fuzz" --sanitize=fuzzer --sanitize=address \
+    -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library > "$LOG" 2>&1; then
+  grep -E "error" "$LOG" | sort -u | head -30; rm -f "$LOG"; echo "FAIL: the fuzz targets do not build"; exit 1
+fi
+rm -f "$LOG"
+BIN=$(swift build --package-path "$ROOT/Fuzz" --sanitize=fuzzer --sanitize=address --show-bin-path)
+
+for target in "${TARGETS[@]}"; do
+  regressions="$ROOT/Fuzz/Regressions/$target"
+  corpus="$EARSHOT_HOME/fuzz/$target"
+  mkdir -p "$regressions" "$corpus"
+  if compgen -G "$regressions/*" > /dev/null; then
+    "$BIN/$target" -detect_leaks=0 "$regressions"/* > "$corpus.log" 2>&1 || { tail -30 "$corpus.log"; echo "FAIL $target: a regression input crashes again"; exit 1; }
+    echo "ok   $target: $(ls "$regressions" | wc -l) regression input(s)"
+  fi
+  # leaks are not checked: the Swift runtime and Foundation keep caches that LeakSanitizer reports
+  if ! "$BIN/$target" -runs="$RUNS" -max_len=65536 -rss_limit_mb=2048 -timeout=20 -detect_leaks=0 -print_final_stats=1 \
+      -artifact_prefix="$regressions/" "$corpus" "$ROOT/Fuzz/Seeds/$target" > "$corpus.log" 2>&1; then
+    grep -E "ERROR|Fatal|==[0-9]+==|artifact|Test unit written" "$corpus.log" | head -20
+    echo "FAIL $target: crashed; the input is in $regressions/ (make it a test, fix, and keep it there)"
+    exit 1
+  fi
+  echo "ok   $target: $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$corpus.log" | grep -o '[0-9]*$') executions, no crash"
+done
