@@ -61,6 +61,7 @@ public final class LanguageModel {
     public private(set) var generatedTokens = 0
     public private(set) var promptTokens = 0
     public private(set) var generationSeconds = 0.0
+    private let generationLock: URL
 
     public init(_ choice: LanguageModelChoice = .standard, store: ModelStore = ModelStore(), threads: Int = 2,
                 contextTokens: Int = 4096) throws {
@@ -68,6 +69,7 @@ public final class LanguageModel {
         let (model, context) = try LlamaRuntime.load(path, contextTokens: contextTokens, threads: threads, embeddings: false)
         self.choice = choice
         self.contextTokens = contextTokens
+        generationLock = store.home.appendingPathComponent("locks/language-model.lock")
         self.model = model
         self.context = context
         vocab = llama_model_get_vocab(model)
@@ -134,7 +136,17 @@ public final class LanguageModel {
 
     /// The assistant's reply to `messages`, at most `maxTokens` long; `grammar` (GBNF, root rule "root")
     /// restricts what may be generated.
+    ///
+    /// One reply at a time on this machine: llama.cpp's threads of two processes (or two models in one) spin
+    /// against each other on the same cores (two `notes process` at once crawled at 0.4–1 tokens/s, far
+    /// slower in total than one after the other). A lock file under `EARSHOT_HOME/locks` makes them take turns.
     public func reply(to messages: [Message], maxTokens: Int = 256, grammar: String? = nil) throws -> String {
+        try FileLock.withExclusiveLock(at: generationLock) {
+            try replyAlone(to: messages, maxTokens: maxTokens, grammar: grammar)
+        }
+    }
+
+    private func replyAlone(to messages: [Message], maxTokens: Int, grammar: String?) throws -> String {
         let started = Date()
         let tokens = LlamaRuntime.tokenize(try prompt(messages), vocab: vocab, special: true)
         guard tokens.count + maxTokens <= contextTokens else {
