@@ -16,6 +16,9 @@ public actor NotesLibrary {
     private let store: NotesStore
     private let pipeline: NotesPipeline
     private let searcher: NotesSearch
+    /// Processing transcribes and writes with a language model for seconds: on a queue of its own.
+    private let executor = DispatchQueueExecutor(label: "earshot.notes")
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// Opens (or creates) the store in `directory`. `options` choose the models the background work uses.
     public init(directory: URL = NotesStore.defaultDirectory(), options: NotesPipeline.Options = .init(),

@@ -24,6 +24,9 @@ public actor Transcriber {
     }
 
     public nonisolated let configuration: Configuration
+    /// Whisper runs for seconds at a time: on a queue of its own, not on the shared cooperative threads.
+    private let executor = DispatchQueueExecutor(label: "earshot.transcriber")
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     private let recognizer: SpeechRecognizer
     private let detector: VoiceActivityDetector
     private let store: ModelStore

@@ -16,6 +16,9 @@ public actor VoiceID {
     private let enrollment: SpeakerEnrollment
     private let verifier: VoiceVerifier
     private var backgroundWindows: [[Float]]?
+    /// Enrolment trains for seconds: on a queue of its own, not on the shared cooperative threads.
+    private let executor = DispatchQueueExecutor(label: "earshot.voice-id")
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// - Parameters:
     ///   - profiles: where profiles are kept (default `EARSHOT_HOME/voice/profiles`).
