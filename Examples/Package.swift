@@ -5,7 +5,7 @@
 import PackageDescription
 
 // SwiftPM names a path dependency after its folder: whatever folder Earshot was cloned into.
-let earshot = Context.packageDirectory.split(separator: "/").dropLast().last.map(String.init) ?? "earshot"
+let earshot = Context.packageDirectory.split(separator: "/").dropLast().last.map { $0.lowercased() } ?? "earshot"
 
 func example(_ name: String, _ products: [String]) -> Target {
     .executableTarget(name: name, dependencies: products.map { .product(name: $0, package: earshot) })

@@ -4,7 +4,7 @@
 // sanitizers; see ../docs/fuzzing.md.
 import PackageDescription
 
-let earshot = Context.packageDirectory.split(separator: "/").dropLast().last.map(String.init) ?? "earshot"
+let earshot = Context.packageDirectory.split(separator: "/").dropLast().last.map { $0.lowercased() } ?? "earshot"
 
 let package = Package(
     name: "EarshotFuzz",
