@@ -32,7 +32,7 @@ public actor Transcriber {
     private let store: ModelStore
     private let loader = AudioFileLoader(sampleRate: SpeechRecognizer.sampleRate)
     /// How recordings are cut into pieces for Whisper.
-    public var segmenter = SpeechSegmenter()
+    private let segmenter = SpeechSegmenter()
 
     /// Loads Whisper and the voice-activity detector (about half a second for base).
     public init(_ configuration: Configuration = Configuration(), store: ModelStore = ModelStore()) throws {

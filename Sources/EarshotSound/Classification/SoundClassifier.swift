@@ -58,8 +58,7 @@ public struct SoundClassifier: Sendable {
 
     /// The built-in AudioSet classifier (YAMNet loaded once per process).
     public static func builtIn(store: ModelStore = ModelStore()) throws -> SoundClassifier {
-        // the .yamnet embedder is always a SoundEmbedder: the built-in classifier reads its AudioSet scores
-        SoundClassifier(embedder: try SoundFeatures.yamnet.embedder(store: store) as! SoundEmbedder)
+        SoundClassifier(embedder: try SoundFeatures.yamnet(store: store))
     }
 
     /// A trained model file with the network it was trained on, refused when that network is not the

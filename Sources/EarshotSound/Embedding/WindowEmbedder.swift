@@ -42,6 +42,13 @@ public enum SoundFeatures: String, Sendable, Codable, CaseIterable {
     private struct Key: Hashable, Sendable { let features: SoundFeatures; let home: URL }
     private static let loaded = SharedInstances<Key, any WindowEmbedder>()
 
+    /// YAMNet itself, loaded once per process: the built-in classifier and the features suggestion read its
+    /// AudioSet scores, which only this embedder has.
+    public static func yamnet(store: ModelStore = ModelStore()) throws -> SoundEmbedder {
+        // the .yamnet entry is always made as a SoundEmbedder below
+        try SoundFeatures.yamnet.embedder(store: store) as! SoundEmbedder
+    }
+
     /// The network, loaded once per process (embedders are read-only and safe to share between tasks).
     public func embedder(store: ModelStore = ModelStore()) throws -> any WindowEmbedder {
         try Self.loaded.instance(for: Key(features: self, home: store.home)) {

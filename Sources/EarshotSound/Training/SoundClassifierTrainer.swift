@@ -24,7 +24,7 @@ public struct SoundClassifierTrainer: Sendable {
     public init(features: SoundFeatures?, for folder: String, window: WindowSettings = WindowSettings(),
                 options: HeadTrainer.Options = HeadTrainer.Options(), store: ModelStore = ModelStore()) throws {
         let chosen = try features ?? SoundFeatures.suggested(for: SoundDataset.scan(folder),
-                                                             using: SoundClassifier.builtIn(store: store).embedder as! SoundEmbedder).features
+                                                             using: SoundFeatures.yamnet(store: store)).features
         self.init(embedder: try chosen.embedder(store: store), cache: EmbeddingCache(store: store), window: window, options: options)
     }
 

@@ -53,7 +53,7 @@ enum SoundCommand {
             }
             return try features.embedder()
         }
-        let yamnet = try SoundClassifier.builtIn().embedder as! SoundEmbedder
+        let yamnet = try SoundFeatures.yamnet()
         let (features, share) = SoundFeatures.suggested(for: dataset, using: yamnet)
         if features == .speaker {
             let labels = share.keys.sorted().joined(separator: ", ")
