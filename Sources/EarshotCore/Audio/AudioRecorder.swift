@@ -19,14 +19,13 @@ public enum AudioRecorder {
                               onChunk: (@Sendable (_ chunk: [Float], _ seconds: Double) -> Void)? = nil) async throws -> Recording {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         let file = try WAVFileWriter(url: url, sampleRate: sampleRate)
+        let limit = Int(maxSeconds * Double(sampleRate))
         var interruption: Error?
         do {
             for try await chunk in source.chunks(sampleRate: sampleRate) {
-                let room = Int(maxSeconds * Double(sampleRate)) - file.frames
-                try file.append(chunk.count > room ? Array(chunk.prefix(max(0, room))) : chunk)
-                let seconds = Double(file.frames) / Double(sampleRate)
-                onChunk?(chunk, seconds)
-                if shouldStop() || file.frames >= Int(maxSeconds * Double(sampleRate)) { break }
+                try file.append(Array(chunk.prefix(max(0, limit - file.frames))))
+                onChunk?(chunk, Double(file.frames) / Double(sampleRate))
+                if shouldStop() || file.frames >= limit { break }
             }
         } catch {
             if file.frames == 0 { try? FileManager.default.removeItem(at: url); throw error }

@@ -28,18 +28,27 @@ public struct ModelCatalogue: Sendable, Codable, Equatable {
 
     public static let relativePath = "models/catalogue.json"
 
-    /// The catalogue setup wrote under `store`'s home.
+    /// The catalogue setup wrote under `store`'s home: read once, and again only when setup rewrites it
+    /// (every model file a network opens is checked against it).
     public static func installed(in store: ModelStore = ModelStore()) throws -> ModelCatalogue {
         let url = store.home.appendingPathComponent(relativePath)
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else {
+            throw ModelError.missing(model: "model catalogue", path: url.path)
+        }
+        let version = "\(attributes[.size] ?? 0) \((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"
+        if let (seen, catalogue) = read.withLock({ $0[url.path] }), seen == version { return catalogue }
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw ModelError.missing(model: "model catalogue", path: url.path)
         }
-        do {
-            return try JSONDecoder().decode(ModelCatalogue.self, from: data)
-        } catch {
+        let catalogue: ModelCatalogue
+        do { catalogue = try JSONDecoder().decode(ModelCatalogue.self, from: data) } catch {
             throw ModelError.failedToLoad(model: "model catalogue", detail: "\(url.path) is damaged")
         }
+        read.withLock { $0[url.path] = (version, catalogue) }
+        return catalogue
     }
+
+    private static let read = Locked<[String: (version: String, catalogue: ModelCatalogue)]>([:])
 
     /// The entry of an installed file, by its path under the home.
     public func file(_ relativePath: String) -> (model: Model, file: File)? {
