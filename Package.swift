@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "EarshotNotes", targets: ["EarshotNotes"]),
         .library(name: "EarshotLanguage", targets: ["EarshotLanguage"]),
         .library(name: "EarshotCore", targets: ["EarshotCore"]),
+        .library(name: "EarshotServer", targets: ["EarshotServer"]),
     ],
     targets: [
         // C bridges, all through pkg-config: Debian's libraries and the runtimes setup installs.
@@ -45,9 +46,15 @@ let package = Package(
         .target(name: "EarshotLanguage", dependencies: ["EarshotCore", "CLlama"]),
         // Capability: voice notes (SQLite store, staged pipeline over speech and language, search, export).
         .target(name: "EarshotNotes", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotLanguage", "CSQLite"]),
+        // HTTP on Debian's libmicrohttpd: a few C lines for what Swift cannot call (varargs, a union).
+        .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary("microhttpd")]),
+        // The local web app and its HTTP API (OpenAI-compatible transcription, the Earshot API, the pages).
+        .target(name: "EarshotServer", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotSound", "EarshotVoice", "EarshotNotes",
+                                                      "CMicroHTTPD"],
+                resources: [.copy("Pages")]),
         // Thin command-line front end.
         .executableTarget(name: "earshot", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotSound", "EarshotVoice",
-                                                          "EarshotNotes", "EarshotLanguage"]),
+                                                          "EarshotNotes", "EarshotLanguage", "EarshotServer"]),
 
         // Benchmark driver for bench/notes.py: in-process search timings on a generated store.
         .executableTarget(name: "earshot-bench", dependencies: ["EarshotNotes", "EarshotLanguage"]),

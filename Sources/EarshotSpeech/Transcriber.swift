@@ -15,11 +15,15 @@ public actor Transcriber {
         public var threads: Int
         /// A Whisper language code for the multilingual model, or "auto" to detect it.
         public var language: String
+        /// Transcribe, or translate into English (the multilingual model).
+        public var task: WhisperTask
 
-        public init(model: WhisperModel = .default, threads: Int = SpeechRecognizer.defaultThreadCount, language: String = "en") {
+        public init(model: WhisperModel = .default, threads: Int = SpeechRecognizer.defaultThreadCount, language: String = "en",
+                    task: WhisperTask = .transcribe) {
             self.model = model
             self.threads = threads
             self.language = language
+            self.task = task
         }
     }
 
@@ -44,7 +48,8 @@ public actor Transcriber {
         self.configuration = configuration
         self.store = store
         recognizer = try SpeechRecognizer(model: configuration.model, threads: configuration.threads,
-                                          language: configuration.language, store: store, floatReference: floatReference)
+                                          language: configuration.language, task: configuration.task, store: store,
+                                          floatReference: floatReference)
         detector = try VoiceActivityDetector(store: store)
     }
 

@@ -55,8 +55,14 @@ enum VADModel {
     }
 }
 
+/// What Whisper writes: the words as spoken, or their English translation (multilingual models only).
+public enum WhisperTask: String, Sendable, Codable, Hashable, CaseIterable {
+    case transcribe, translate
+}
+
 public enum SpeechError: Error, LocalizedError, Equatable {
     case unsupportedLanguage(String, model: WhisperModel)
+    case cannotTranslate(model: WhisperModel)
 
     public var errorDescription: String? {
         switch self {
@@ -64,6 +70,8 @@ public enum SpeechError: Error, LocalizedError, Equatable {
             return "\(model.rawValue) understands English only, not '\(code)'; the base model is multilingual"
         case let .unsupportedLanguage(code, _):
             return "'\(code)' is not one of Whisper's language codes (en, de, fr, es, zh, ja, ... or auto to detect)"
+        case let .cannotTranslate(model):
+            return "\(model.rawValue) cannot translate (it understands English only); the base model translates into English"
         }
     }
 }

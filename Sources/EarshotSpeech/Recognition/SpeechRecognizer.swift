@@ -15,14 +15,17 @@ public final class SpeechRecognizer {
     private let strings: CStringPool  // the C strings `config` points at
 
     /// - Parameter language: a Whisper language code for the multilingual model, or "auto" to detect it.
+    /// - Parameter task: `.translate` writes English whatever the language spoken (multilingual models only).
     public convenience init(model: WhisperModel = .default, threads: Int = defaultThreadCount, language: String = "en",
-                            store: ModelStore = ModelStore()) throws {
-        try self.init(model: model, threads: threads, language: language, store: store, floatReference: false)
+                            task: WhisperTask = .transcribe, store: ModelStore = ModelStore()) throws {
+        try self.init(model: model, threads: threads, language: language, task: task, store: store, floatReference: false)
     }
 
     /// - Parameter floatReference: run setup's float conversion instead of the shipped models (tests).
-    init(model: WhisperModel, threads: Int, language: String, store: ModelStore, floatReference: Bool) throws {
+    init(model: WhisperModel, threads: Int, language: String, task: WhisperTask = .transcribe, store: ModelStore,
+         floatReference: Bool) throws {
         try model.check(language: language)
+        if task == .translate && !model.isMultilingual { throw SpeechError.cannotTranslate(model: model) }
         let files = try model.files(in: store, floatReference: floatReference)
         let strings = CStringPool()
         var config = SherpaOnnxOfflineRecognizerConfig()
@@ -31,7 +34,7 @@ public final class SpeechRecognizer {
         config.model_config.whisper.encoder = strings(files.encoder)
         config.model_config.whisper.decoder = strings(files.decoder)
         config.model_config.whisper.language = strings(model.isMultilingual && language != "auto" ? language : "")
-        config.model_config.whisper.task = strings("transcribe")
+        config.model_config.whisper.task = strings(task.rawValue)
         config.model_config.whisper.tail_paddings = Int32(Self.tailPaddingFrames)
         config.model_config.tokens = strings(files.tokens)
         config.model_config.num_threads = Int32(max(1, threads))

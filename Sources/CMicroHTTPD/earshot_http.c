@@ -1,0 +1,41 @@
+#include "earshot_http.h"
+
+#include <netdb.h>
+#include <stdio.h>
+#include <string.h>
+
+struct MHD_Daemon *earshot_http_start(const char *host, uint16_t port, unsigned connection_limit, unsigned timeout_seconds,
+                                      MHD_AccessHandlerCallback handler, void *handler_cls,
+                                      MHD_RequestCompletedCallback completed, void *completed_cls,
+                                      char *error, size_t error_size) {
+    struct addrinfo hints, *found = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE;
+    char service[8];
+    snprintf(service, sizeof service, "%u", (unsigned)port);
+    int rc = getaddrinfo(host, service, &hints, &found);
+    if (rc != 0 || found == NULL) {
+        snprintf(error, error_size, "cannot use address %s: %s", host, gai_strerror(rc));
+        return NULL;
+    }
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD;
+    if (found->ai_family == AF_INET6) flags |= MHD_USE_IPv6;
+    struct MHD_Daemon *daemon = MHD_start_daemon(
+        flags, port, NULL, NULL, handler, handler_cls,
+        MHD_OPTION_SOCK_ADDR, found->ai_addr,
+        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+        MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+        MHD_OPTION_END);
+    freeaddrinfo(found);
+    if (daemon == NULL) snprintf(error, error_size, "cannot listen on %s port %u (in use, or not an address of this machine)",
+                                 host, (unsigned)port);
+    return daemon;
+}
+
+uint16_t earshot_http_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info == NULL ? 0 : info->port;
+}

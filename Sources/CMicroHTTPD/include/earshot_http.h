@@ -1,0 +1,23 @@
+// The parts of libmicrohttpd Swift cannot call directly: MHD_start_daemon takes its options as C varargs,
+// and the daemon's bound port comes back in a union. Everything else Swift calls in <microhttpd.h> itself.
+#ifndef EARSHOT_HTTP_H
+#define EARSHOT_HTTP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <microhttpd.h>
+
+/// Starts a daemon on `host` (a numeric IPv4/IPv6 address or a name that resolves to one) and `port` (0 picks a
+/// free one), one thread per connection, at most `connection_limit` connections, idle ones closed after
+/// `timeout_seconds`. Returns NULL with a reason in `error` when the address cannot be used.
+struct MHD_Daemon *earshot_http_start(const char *host, uint16_t port, unsigned connection_limit, unsigned timeout_seconds,
+                                      MHD_AccessHandlerCallback handler, void *handler_cls,
+                                      MHD_RequestCompletedCallback completed, void *completed_cls,
+                                      char *error, size_t error_size);
+
+/// The port the daemon listens on (the chosen one when started with port 0).
+uint16_t earshot_http_port(struct MHD_Daemon *daemon);
+
+#endif

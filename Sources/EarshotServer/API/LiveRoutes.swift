@@ -1,0 +1,88 @@
+import EarshotCore
+import EarshotSound
+import EarshotSpeech
+import Foundation
+
+/// Live sessions for the pages' microphones: open one (`transcribe` or `sound`), send audio as raw little-endian
+/// 32-bit float samples at 16 kHz in POSTs of any size, read the results as Server-Sent Events, close it.
+/// Transcription sends `partial` and `final` events (LiveEvent JSON); sound sends `sound` events.
+enum LiveRoutes {
+    struct Opened: Codable, Sendable {
+        var id: String
+        var kind: String
+        var sampleRate: Int
+        var audio: String
+        var events: String
+        enum CodingKeys: String, CodingKey { case id, kind, sampleRate = "sample_rate", audio, events }
+    }
+
+    struct Open: Codable, Sendable { var kind: String; var model: String?; var threshold: Float? }
+
+    static let sampleRate = 16_000
+
+    static func add(to router: inout Router, _ services: Services) {
+        router.add("POST", "/api/live") { request, _ in
+            let open = try request.json(Open.self)
+            guard ["transcribe", "sound"].contains(open.kind) else { throw HTTPError(400, "kind must be transcribe or sound") }
+            // load the models before answering, so a missing one is this request's error
+            let transcriber = open.kind == "transcribe" ? try services.transcriber() : nil
+            let classifier = open.kind == "sound" ? try services.soundClassifier(named: open.model) : nil
+            let session = try services.live.open(kind: open.kind, sampleRate: sampleRate)
+            let task = Task {
+                do {
+                    if let transcriber {
+                        for try await event in transcriber.live(session.audio) {
+                            let type: String = if case .partial = event { "partial" } else { "final" }
+                            guard send(type, event, to: session) else { break }
+                        }
+                    } else if let classifier {
+                        let settings = SoundClassifier.LiveSettings(threshold: open.threshold ?? 0.3)
+                        for try await event in classifier.listen(session.audio, settings: settings) {
+                            guard send("sound", event, to: session) else { break }
+                        }
+                    }
+                    _ = send("end", ["id": session.id], to: session)
+                } catch {
+                    _ = send("error", APIErrorBody(error: .init(message: error.localizedDescription, type: "server_error", code: 500)), to: session)
+                }
+                session.events.finish()
+                services.live.remove(session.id)
+            }
+            session.worker.withLock { $0 = task }
+            let base = "/api/live/\(session.id)"
+            return .json(Opened(id: session.id, kind: open.kind, sampleRate: sampleRate, audio: "\(base)/audio", events: "\(base)/events"),
+                         status: 201)
+        }
+        router.add("POST", "/api/live/:id/audio") { request, p in
+            let session = try services.live.session(p["id"])
+            guard case let .raw(path, size) = request.body else { throw HTTPError(400, "send the samples as the request body") }
+            guard size % 4 == 0 else { throw HTTPError(400, "the body is \(size) bytes, not whole 32-bit float samples") }
+            guard size <= sampleRate * 4 * 30 else { throw HTTPError(413, "send at most 30 s of audio per request") }
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            var samples = [Float](repeating: 0, count: size / 4)
+            _ = samples.withUnsafeMutableBytes { data.copyBytes(to: $0) }
+            guard samples.allSatisfy({ $0.isFinite && abs($0) <= 1_000 }) else { throw HTTPError(400, "the samples are not audio (NaN, infinite or huge)") }
+            session.lastAudio.withLock { $0 = Date() }
+            session.audio.push(samples)
+            return HTTPResponse(status: 204)
+        }
+        router.add("GET", "/api/live/:id/events") { _, p in
+            let session = try services.live.session(p["id"])
+            guard session.attached.withLock({ attached in defer { attached = true }; return !attached }) else {
+                throw HTTPError(409, "this session's events are already being read")
+            }
+            return HTTPResponse(status: 200, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store")],
+                                body: .stream(session.events))
+        }
+        router.add("DELETE", "/api/live/:id") { _, p in
+            // ends the audio: the last events (a final line) still go out, then the stream ends
+            try services.live.session(p["id"]).close()
+            return HTTPResponse(status: 204)
+        }
+    }
+
+    private static func send<T: Encodable>(_ event: String, _ value: T, to session: LiveSessions.Session) -> Bool {
+        guard let data = try? EarshotJSON.encoder(pretty: false).encode(value) else { return true }
+        return session.events.sendEvent(event, json: data)
+    }
+}

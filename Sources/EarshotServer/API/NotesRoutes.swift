@@ -1,0 +1,111 @@
+import EarshotCore
+import EarshotNotes
+import Foundation
+
+/// Voice notes: upload (saved at once, processed in the background), list, search by words and meaning, show,
+/// edit, delete, retry, export, and the recording itself (with Range, so the page's player can seek).
+enum NotesRoutes {
+    struct Edit: Codable, Sendable {
+        var title: String?
+        var addTags: [String]?
+        var removeTags: [String]?
+    }
+
+    struct Retried: Codable, Sendable { var queued: Int }
+
+    /// Matches in search snippets are marked with two private-use characters, which no transcript contains: the
+    /// page escapes the snippet as text, then turns these into <mark> (a transcript can never inject HTML).
+    static let highlight = NotesSearch.Highlight(open: "\u{E000}", close: "\u{E001}")
+
+    static func add(to router: inout Router, _ services: Services) {
+        router.add("GET", "/api/notes") { request, _ in
+            let notes = try services.notes()
+            let limit = try request.integer("limit", default: 50, range: 1...1000)
+            if let query = request.query["q"] {
+                let mode = try NotesSearch.Mode(rawValue: request.query["mode"] ?? "both")
+                    .orThrow(HTTPError(400, "mode must be words, meaning or both"))
+                return .json(try await notes.search(query, mode: mode, limit: limit, highlight: highlight))
+            }
+            return .json(try await notes.list(tag: request.query["tag"], limit: limit).map(\.overview))
+        }
+        router.add("POST", "/api/notes") { request, _ in
+            let file = try request.requireFile("file")
+            let tags = request.fields("tags").flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+                .filter { !$0.isEmpty }
+            let note = try await services.notes().add(file: file.path, name: file.filename, tags: tags)
+            services.notesArrived.withLock { $0 = true }
+            return .json(NotesExporter.document(note), status: 201)
+        }
+        router.add("GET", "/api/notes/:id") { _, p in
+            .json(NotesExporter.document(try await services.notes().note(try p.id("id"))))
+        }
+        router.add("PATCH", "/api/notes/:id") { request, p in
+            let edit = try request.json(Edit.self)
+            let notes = try services.notes()
+            let id = try p.id("id")
+            if let title = edit.title, title.trimmingCharacters(in: .whitespaces).isEmpty || title.count > 200 {
+                throw HTTPError(400, "a title has 1 to 200 characters")
+            }
+            try await notes.edit(id, title: edit.title, addTags: edit.addTags ?? [], removeTags: edit.removeTags ?? [])
+            return .json(NotesExporter.document(try await notes.note(id)))
+        }
+        router.add("DELETE", "/api/notes/:id") { _, p in
+            try await services.notes().delete(try p.id("id"))
+            return HTTPResponse(status: 204)
+        }
+        router.add("POST", "/api/notes/:id/retry") { request, p in
+            let stage = try request.parameter("stage").map {
+                try NoteStage(rawValue: $0).orThrow(HTTPError(400, "stage must be one of " + NoteStage.allCases.map(\.rawValue).joined(separator: ", ")))
+            }
+            let queued = try await services.notes().retry(try p.id("id"), from: stage)
+            services.notesArrived.withLock { $0 = true }
+            return .json(Retried(queued: queued))
+        }
+        router.add("GET", "/api/notes/:id/audio") { request, p in
+            let note = try await services.notes().note(try p.id("id"))
+            let name = (note.sourceName as NSString).deletingPathExtension + "." + (note.audioPath as NSString).pathExtension
+            return .download(path: note.audioPath, name: name, contentType: contentType(ofAudio: note.audioPath), request: request, inline: true)
+        }
+        router.add("GET", "/api/notes/:id/export") { request, p in
+            let format = try NotesExporter.Format(rawValue: request.query["format"] ?? "md")
+                .orThrow(HTTPError(400, "format must be one of " + NotesExporter.Format.allCases.map(\.rawValue).joined(separator: ", ")))
+            let folder = services.models.home.appendingPathComponent("server/exports/\(UUID().uuidString)")
+            let file = try await services.notes().export(try p.id("id"), format: format, to: folder)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            // read now: the folder goes when this handler returns
+            let data = try Data(contentsOf: file)
+            return HTTPResponse(status: 200, headers: [("Content-Type", exportType(format)),
+                                                       ("Content-Disposition", "attachment; filename=\"\(file.lastPathComponent)\"")],
+                                body: .bytes(data))
+        }
+    }
+
+    static func contentType(ofAudio path: String) -> String {
+        switch (path as NSString).pathExtension.lowercased() {
+        case "wav": return "audio/wav"
+        case "flac": return "audio/flac"
+        case "mp3": return "audio/mpeg"
+        case "ogg", "oga": return "audio/ogg"
+        case "webm": return "audio/webm"
+        case "m4a", "mp4": return "audio/mp4"
+        default: return "application/octet-stream"
+        }
+    }
+
+    static func exportType(_ format: NotesExporter.Format) -> String {
+        switch format {
+        case .md: return "text/markdown; charset=utf-8"
+        case .txt: return "text/plain; charset=utf-8"
+        case .srt: return "application/x-subrip; charset=utf-8"
+        case .vtt: return "text/vtt; charset=utf-8"
+        case .json: return "application/json"
+        }
+    }
+}
+
+extension Optional {
+    func orThrow(_ error: @autoclosure () -> Error) throws -> Wrapped {
+        guard let value = self else { throw error() }
+        return value
+    }
+}

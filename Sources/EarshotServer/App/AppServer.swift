@@ -1,0 +1,98 @@
+import EarshotCore
+import EarshotNotes
+import EarshotSound
+import EarshotSpeech
+import EarshotVoice
+import Foundation
+
+/// `earshot serve`: the local web app and its HTTP API over the library's entry types, one process with
+/// the models loaded once. Also runs the notes' background work, so notes added by the CLI get processed too.
+public final class AppServer: Sendable {
+    public struct Configuration: Sendable {
+        public var host = "127.0.0.1"
+        public var port = 8787
+        /// Required off loopback (the CLI generates one); optional on loopback.
+        public var token: String?
+        public var maxUpload = 512 * 1024 * 1024
+        public var models = ModelStore()
+        public var notesDirectory: URL
+        /// Where sound classifiers trained through the app are kept.
+        public var soundModelsDirectory: URL
+        /// The Whisper used for transcription requests that do not name one.
+        public var speech = Transcriber.Configuration()
+        /// Model requests waiting or running at once before 503s (default 16 per core).
+        public var queueCapacity = 16 * ProcessInfo.processInfo.activeProcessorCount
+        /// Run the notes' waiting stages in the background.
+        public var processNotes = true
+
+        public init(models: ModelStore = ModelStore()) {
+            self.models = models
+            notesDirectory = NotesStore.defaultDirectory(models)
+            soundModelsDirectory = models.home.appendingPathComponent("sound-models")
+        }
+    }
+
+    public let configuration: Configuration
+    let services: Services
+    private let http: HTTPServer
+    private let notesWorker: NotesWorker?
+
+    /// The address to open, e.g. http://127.0.0.1:8787 (with the chosen port when started with port 0).
+    public var address: String {
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        return "http://\(host):\(http.port)"
+    }
+
+    public var port: Int { http.port }
+
+    /// Opens the stores and starts listening. Models load on first use, each once.
+    public init(_ configuration: Configuration) throws {
+        if !AccessPolicy.isLoopback(configuration.host) && configuration.token == nil {
+            throw ServerError.unsafeHost(configuration.host)
+        }
+        self.configuration = configuration
+        let services = try Services(configuration)
+        self.services = services
+        let router = Routes.all(services)
+        let policy = AccessPolicy(token: configuration.token)
+        var limits = HTTPServer.Limits(maxUpload: configuration.maxUpload)
+        limits.connections = max(64, configuration.queueCapacity * 2)
+        http = try HTTPServer(
+            host: configuration.host, port: configuration.port, limits: limits,
+            uploads: configuration.models.home.appendingPathComponent("server/uploads"),
+            commonHeaders: [("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"), ("X-Frame-Options", "DENY")],
+            gate: { head in
+                if let refusal = policy.check(head) { return refusal }
+                switch router.match(method: head.method, path: head.path) {
+                case .found: return nil
+                case .notFound: return .error(404, "no such endpoint: \(head.method) \(head.path)")
+                case let .wrongMethod(allowed):
+                    return .error(405, "\(head.path) does not take \(head.method) (it takes \(allowed.joined(separator: ", ")))",
+                                  headers: [("Allow", allowed.joined(separator: ", "))])
+                }
+            },
+            handler: { request in
+                guard case let .found(route, parameters) = router.match(method: request.method, path: request.path) else {
+                    return .error(404, "no such endpoint")
+                }
+                do { return try await route.handler(request, parameters) } catch {
+                    return ErrorResponses.response(for: error, uploads: request.allFiles)
+                }
+            })
+        notesWorker = configuration.processNotes ? NotesWorker(services: services) : nil
+        notesWorker?.start()
+    }
+
+    /// Stops listening (open connections finish) and the background work after its current stage.
+    public func stop() {
+        http.stop()
+        notesWorker?.stop()
+    }
+}
+
+extension HTTPRequest {
+    var allFiles: [UploadedFile] {
+        if case let .form(_, files) = body { return files.values.flatMap { $0 } }
+        return []
+    }
+}

@@ -1,0 +1,80 @@
+import EarshotCore
+import EarshotNotes
+import EarshotSound
+import EarshotSpeech
+import EarshotVoice
+import Foundation
+
+/// The library's entry types the routes share: each loaded on first use and kept for the process's life.
+final class Services: Sendable {
+    let configuration: AppServer.Configuration
+    let work: WorkQueue
+    let live = LiveSessions()
+    /// Set when a note is added through the API: the background worker starts on it at once.
+    let notesArrived = Locked(false)
+    private let notesLibrary = Locked<NotesLibrary?>(nil)
+    private let voiceID = Locked<VoiceID?>(nil)
+
+    init(_ configuration: AppServer.Configuration) throws {
+        self.configuration = configuration
+        work = WorkQueue(capacity: configuration.queueCapacity)
+        try FileManager.default.createDirectory(at: configuration.soundModelsDirectory, withIntermediateDirectories: true)
+    }
+
+    var models: ModelStore { configuration.models }
+
+    func transcriber(_ speech: Transcriber.Configuration? = nil) throws -> Transcriber {
+        try Transcriber.shared(speech ?? configuration.speech, store: models)
+    }
+
+    /// The notes store, opened on first use (a store that needs repair answers 503 until it is repaired).
+    func notes() throws -> NotesLibrary {
+        try notesLibrary.withLock { library in
+            if let library { return library }
+            let opened = try NotesLibrary(directory: configuration.notesDirectory, modelStore: models)
+            library = opened
+            return opened
+        }
+    }
+
+    func voices() throws -> VoiceID {
+        try voiceID.withLock { voices in
+            if let voices { return voices }
+            let opened = try VoiceID(store: models)
+            voices = opened
+            return opened
+        }
+    }
+
+    /// The built-in classifier, or a trained one kept in the app's folder by name.
+    func soundClassifier(named name: String?) throws -> SoundClassifier {
+        guard let name, !name.isEmpty, name != "builtin" else { return try SoundClassifier.builtIn(store: models) }
+        return try SoundClassifier.load(from: try soundModelPath(name, mustExist: true).path, store: models)
+    }
+
+    /// The file of a trained sound model; the name is checked before it becomes a path.
+    func soundModelPath(_ name: String, mustExist: Bool) throws -> URL {
+        guard SafeName.isValid(name) else {
+            throw HTTPError(400, "'\(name)' is not a usable model name: letters, digits, '.', '_', '-', up to 64, not starting with '.'")
+        }
+        let url = configuration.soundModelsDirectory.appendingPathComponent("\(name).model")
+        if mustExist && !FileManager.default.fileExists(atPath: url.path) {
+            throw HTTPError(404, "no sound model named '\(name)'")
+        }
+        return url
+    }
+}
+
+/// Names that may become file names: no separators, no dot files, nothing a shell or a path would read twice.
+enum SafeName {
+    static func isValid(_ name: String) -> Bool {
+        guard (1...64).contains(name.count), !name.hasPrefix(".") else { return false }
+        return name.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0) }
+    }
+
+    /// `name` as an ASCII file name for a download's Content-Disposition.
+    static func fileName(_ name: String) -> String {
+        String(name.unicodeScalars.map { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0))
+            ? Character($0) : "_" })
+    }
+}

@@ -1,0 +1,80 @@
+import EarshotCore
+import Foundation
+
+/// What a handler answers. Bodies are bytes, a file (or a byte range of one), or a stream of events.
+public struct HTTPResponse: Sendable {
+    public enum Body: Sendable {
+        case bytes(Data)
+        /// `length` bytes of the file from `offset`.
+        case file(path: String, offset: Int64, length: Int64)
+        /// Server-Sent Events (or any chunked stream): the connection stays open until the channel finishes.
+        case stream(ByteChannel)
+    }
+
+    public var status: Int
+    public var headers: [(String, String)]
+    public var body: Body
+
+    public init(status: Int = 200, headers: [(String, String)] = [], body: Body = .bytes(Data())) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public static func text(_ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8") -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", contentType)], body: .bytes(Data(text.utf8)))
+    }
+
+    /// A library value in Earshot's one JSON form (snake_case keys, ISO dates).
+    public static func json<T: Encodable>(_ value: T, status: Int = 200) -> HTTPResponse {
+        do {
+            let data = try EarshotJSON.encoder(pretty: false).encode(value)
+            return HTTPResponse(status: status, headers: [("Content-Type", "application/json")], body: .bytes(data))
+        } catch {
+            return .error(500, "could not encode the answer: \(error.localizedDescription)")
+        }
+    }
+
+    /// The one error shape of every endpoint, OpenAI's: {"error": {"message", "type", "code"}}.
+    public static func error(_ status: Int, _ message: String, type: String? = nil, headers: [(String, String)] = []) -> HTTPResponse {
+        var response = json(APIErrorBody(error: .init(message: message, type: type ?? APIErrorBody.type(for: status), code: status)),
+                            status: status)
+        response.headers += headers
+        return response
+    }
+}
+
+public struct APIErrorBody: Codable, Sendable, Equatable {
+    public struct Detail: Codable, Sendable, Equatable {
+        public var message: String
+        public var type: String
+        public var code: Int
+    }
+    public var error: Detail
+
+    static func type(for status: Int) -> String {
+        switch status {
+        case 401, 403: return "authentication_error"
+        case 404: return "not_found_error"
+        case 413: return "request_too_large"
+        case 503: return "server_busy"
+        case 400..<500: return "invalid_request_error"
+        default: return "server_error"
+        }
+    }
+}
+
+/// A handler's way to stop with an HTTP error from anywhere in its code.
+public struct HTTPError: Error, Sendable {
+    public var status: Int
+    public var message: String
+    public var headers: [(String, String)] = []
+
+    public init(_ status: Int, _ message: String, headers: [(String, String)] = []) {
+        self.status = status
+        self.message = message
+        self.headers = headers
+    }
+
+    public var response: HTTPResponse { .error(status, message, headers: headers) }
+}

@@ -1,0 +1,263 @@
+internal import CMicroHTTPD
+import EarshotCore
+import Foundation
+
+/// An HTTP/1.1 server on libmicrohttpd: one thread per connection, bodies streamed to disk under a size limit,
+/// multipart forms parsed by the library's post processor. Handlers are async; the connection's thread waits
+/// for them (it is not one of Swift's cooperative threads, so waiting there blocks nothing else).
+public final class HTTPServer: @unchecked Sendable {
+    // @unchecked: `daemon` and `port` are set once in init, `daemon` cleared once in stop (under `stopping`); the rest
+    // is immutable.
+    public struct Limits: Sendable {
+        /// The largest body accepted, in bytes; larger ones get 413 before or while they arrive.
+        public var maxUpload: Int
+        /// The largest text field of a form.
+        public var maxField: Int = 64 * 1024
+        public var connections: Int = 64
+        /// Seconds a connection may sit idle.
+        public var idleTimeout: Int = 120
+
+        public init(maxUpload: Int) { self.maxUpload = maxUpload }
+    }
+
+    /// Looks at a request before its body is read; an answer here ends it (access checks, unknown routes).
+    public typealias Gate = @Sendable (RequestHead) -> HTTPResponse?
+    public typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
+
+    /// The port listened on (the one chosen when started with port 0).
+    public private(set) var port = 0
+    let limits: Limits
+    let uploads: URL
+    let gate: Gate
+    let handler: Handler
+    /// Headers every response carries.
+    let commonHeaders: [(String, String)]
+    private var daemon: OpaquePointer?
+    private let stopping = NSLock()
+
+    /// Starts listening on `host`:`port` (0: any free port, see `port`). Uploads go to files under `uploads`.
+    public init(host: String, port: Int, limits: Limits, uploads: URL, commonHeaders: [(String, String)] = [],
+                gate: @escaping Gate, handler: @escaping Handler) throws {
+        self.limits = limits
+        self.uploads = uploads
+        self.gate = gate
+        self.handler = handler
+        self.commonHeaders = commonHeaders
+        guard (0...65535).contains(port) else { throw ServerError.cannotListen("port \(port) is not from 0 to 65535") }
+        var error = [CChar](repeating: 0, count: 256)
+        // unretained: deinit stops the daemon (joining its threads) before this object goes
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        guard let daemon = earshot_http_start(host, UInt16(port), UInt32(limits.connections), UInt32(limits.idleTimeout),
+                                              accessHandler, me, requestCompleted, me, &error, error.count) else {
+            throw ServerError.cannotListen(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        self.daemon = daemon
+        self.port = Int(earshot_http_port(daemon))
+    }
+
+    /// Stops accepting connections and waits for the open ones to end.
+    public func stop() {
+        stopping.withLock {
+            guard let daemon else { return }
+            MHD_stop_daemon(daemon)
+            self.daemon = nil
+        }
+    }
+
+    deinit { stop() }
+
+    // MARK: - one request
+
+    fileprivate func access(_ connection: OpaquePointer, url: String, method: String, upload: UnsafePointer<CChar>?,
+                            size: UnsafeMutablePointer<Int>, state: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
+        guard let existing = state.pointee else {
+            let head = RequestHead(method: method.uppercased(), path: url, query: values(connection, .GET_ARGUMENT_KIND, lowercased: false),
+                                   headers: values(connection, .HEADER_KIND, lowercased: true),
+                                   cookies: values(connection, .COOKIE_KIND, lowercased: false))
+            let exchange = Exchange(head: head, sink: UploadSink(folder: uploads, maxField: limits.maxField))
+            state.pointee = Unmanaged.passRetained(exchange).toOpaque()
+            if let refusal = gate(head) ?? sizeRefusal(head) { return answer(exchange, refusal, on: connection) }
+            exchange.openBody(connection)
+            return MHD_Result.YES
+        }
+        let exchange = Unmanaged<Exchange>.fromOpaque(existing).takeUnretainedValue()
+        if exchange.answered { size.pointee = 0; return MHD_Result.YES }
+        if size.pointee > 0 {
+            exchange.received += size.pointee
+            if exchange.received > limits.maxUpload {
+                if exchange.sink.failure == nil { exchange.sink.failure = tooLarge() }
+            } else if let upload {
+                exchange.consume(UnsafeRawBufferPointer(start: upload, count: size.pointee))
+            }
+            size.pointee = 0
+            return MHD_Result.YES
+        }
+        let body = exchange.finishBody()
+        let response: HTTPResponse
+        if let failure = exchange.sink.failure {
+            response = failure.response
+        } else {
+            let request = HTTPRequest(method: exchange.head.method, path: exchange.head.path, query: exchange.head.query,
+                                      headers: exchange.head.headers, body: body)
+            response = wait(for: request)
+        }
+        return answer(exchange, response, on: connection)
+    }
+
+    private func tooLarge() -> HTTPError {
+        HTTPError(413, "the upload is larger than the server's limit of \(limits.maxUpload) bytes (earshot serve --max-upload)")
+    }
+
+    private func sizeRefusal(_ head: RequestHead) -> HTTPResponse? {
+        guard let length = head.header("content-length").flatMap(Int.init), length > limits.maxUpload else { return nil }
+        return tooLarge().response
+    }
+
+    private func wait(for request: HTTPRequest) -> HTTPResponse {
+        let result = Locked<HTTPResponse?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let handler = self.handler
+        Task {
+            let response = await handler(request)
+            result.withLock { $0 = response }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0 } ?? .error(500, "no answer")
+    }
+
+    private func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind, lowercased: Bool) -> [String: String] {
+        let collected = Box([String: String]())
+        let pointer = Unmanaged.passUnretained(collected).toOpaque()
+        _ = MHD_get_connection_values(connection, kind, { cls, _, key, value in
+            guard let cls, let key else { return MHD_Result.YES }
+            let box = Unmanaged<Box<[String: String]>>.fromOpaque(cls).takeUnretainedValue()
+            let name = String(cString: key)
+            // a repeated header keeps its first value
+            if box.value[name] == nil { box.value[name] = value.map { String(cString: $0) } ?? "" }
+            return MHD_Result.YES
+        }, pointer)
+        return lowercased ? Dictionary(collected.value.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a }) : collected.value
+    }
+
+    private func answer(_ exchange: Exchange, _ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+        exchange.answered = true
+        guard let native = makeResponse(response) else { return MHD_Result.NO }
+        for (name, value) in commonHeaders + response.headers { MHD_add_response_header(native, name, value) }
+        let result = MHD_queue_response(connection, UInt32(response.status), native)
+        MHD_destroy_response(native)
+        return result
+    }
+
+    private func makeResponse(_ response: HTTPResponse) -> OpaquePointer? {
+        switch response.body {
+        case let .bytes(data):
+            return data.withUnsafeBytes { bytes in
+                MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+            }
+        case let .file(path, offset, length):
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { return makeResponse(.error(404, "the file is gone")) }
+            // the response owns the descriptor and closes it
+            return MHD_create_response_from_fd_at_offset64(UInt64(length), fd, UInt64(offset))
+        case let .stream(channel):
+            let retained = Unmanaged.passRetained(channel).toOpaque()
+            return MHD_create_response_from_callback(UInt64.max, 16 * 1024, { cls, _, buffer, max in
+                let channel = Unmanaged<ByteChannel>.fromOpaque(cls!).takeUnretainedValue()
+                guard let chunk = channel.receive(max: max), let buffer else { return -1 }  // end of stream
+                _ = chunk.copyBytes(to: UnsafeMutableRawBufferPointer(start: buffer, count: max).bindMemory(to: UInt8.self))
+                return chunk.count
+            }, retained, { cls in
+                let channel = Unmanaged<ByteChannel>.fromOpaque(cls!).takeRetainedValue()
+                channel.cancel()  // the client went away or the stream ended: stop its producer
+            })
+        }
+    }
+}
+
+/// One request's state across libmicrohttpd's calls: its head, its body's sink, and whether it was answered.
+private final class Exchange {
+    let head: RequestHead
+    let sink: UploadSink
+    var received = 0
+    var answered = false
+    private var parser: OpaquePointer?
+    private var isForm = false
+
+    init(head: RequestHead, sink: UploadSink) {
+        self.head = head
+        self.sink = sink
+    }
+
+    func openBody(_ connection: OpaquePointer) {
+        let type = (head.header("content-type") ?? "").lowercased()
+        isForm = type.hasPrefix("multipart/form-data") || type.hasPrefix("application/x-www-form-urlencoded")
+        guard isForm else { return }
+        parser = MHD_create_post_processor(connection, 32 * 1024, { cls, _, key, filename, contentType, _, data, offset, size in
+            guard let cls, let key else { return MHD_Result.NO }
+            let exchange = Unmanaged<Exchange>.fromOpaque(cls).takeUnretainedValue()
+            exchange.sink.appendPart(key: String(cString: key), filename: filename.map { String(cString: $0) },
+                                     contentType: contentType.map { String(cString: $0) }, offset: offset,
+                                     bytes: UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : size))
+            return exchange.sink.failure == nil ? MHD_Result.YES : MHD_Result.NO
+        }, Unmanaged.passUnretained(self).toOpaque())
+        if parser == nil { sink.failure = HTTPError(400, "malformed form: multipart/form-data needs a boundary in its Content-Type") }
+    }
+
+    func consume(_ bytes: UnsafeRawBufferPointer) {
+        guard sink.failure == nil else { return }
+        if let parser {
+            if MHD_post_process(parser, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count) != MHD_Result.YES,
+               sink.failure == nil {
+                sink.failure = HTTPError(400, "malformed form data")
+            }
+        } else if !isForm {
+            sink.appendRaw(bytes)
+        }
+    }
+
+    func finishBody() -> RequestBody {
+        if let parser {
+            if MHD_destroy_post_processor(parser) != MHD_Result.YES, sink.failure == nil {
+                sink.failure = HTTPError(400, "malformed or truncated form data")
+            }
+            self.parser = nil
+        }
+        return sink.finish(isForm: isForm)
+    }
+
+    deinit {
+        if let parser { MHD_destroy_post_processor(parser) }
+        sink.remove()
+    }
+}
+
+private final class Box<Value> {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, upload, size, state in
+    guard let cls, let connection, let url, let method, let size, let state else { return MHD_Result.NO }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    return server.access(connection, url: String(cString: url), method: String(cString: method), upload: upload, size: size, state: state)
+}
+
+private let requestCompleted: MHD_RequestCompletedCallback = { _, _, state, _ in
+    // the request ended (answered, or the client went away mid-upload): its temporary files go with it
+    guard let state, let exchange = state.pointee else { return }
+    Unmanaged<Exchange>.fromOpaque(exchange).release()
+    state.pointee = nil
+}
+
+public enum ServerError: Error, LocalizedError {
+    case cannotListen(String)
+    case unsafeHost(String)
+
+    public var errorDescription: String? {
+        switch self {
+        case let .cannotListen(why): return why
+        case let .unsafeHost(host): return "listening on \(host) lets other machines in: give --token (or let earshot generate one)"
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// Who may talk to the server, checked on every request before its body is read.
+/// - Host: on loopback without a token, the Host header must name loopback (a web page on another site
+///   cannot reach the server by re-pointing its own name at 127.0.0.1: DNS rebinding).
+/// - Token: when set (required off loopback), every request carries it: `Authorization: Bearer`, or the
+///   `earshot_token` cookie that opening `/?token=…` once sets for the browser.
+/// - Origin: a request that changes something and comes from a browser must come from the server's own pages;
+///   no CORS headers are ever sent, so other sites cannot read answers either.
+public struct AccessPolicy: Sendable {
+    public var token: String?
+    public static let cookieName = "earshot_token"
+    static let loopbackNames: Set<String> = ["localhost", "127.0.0.1", "::1"]
+
+    public init(token: String?) { self.token = token }
+
+    /// The host name of a Host header, without port or IPv6 brackets, in lower case.
+    static func hostName(_ header: String) -> String {
+        let value = header.lowercased()
+        if value.hasPrefix("[") { return String(value.dropFirst().prefix { $0 != "]" }) }
+        return String(value.prefix { $0 != ":" })
+    }
+
+    /// nil when the request may go on; otherwise the answer that ends it.
+    public func check(_ head: RequestHead) -> HTTPResponse? {
+        guard let host = head.header("host"), !host.isEmpty else {
+            return .error(400, "the request has no Host header")
+        }
+        if token == nil, !Self.loopbackNames.contains(Self.hostName(host)) {
+            return .error(403, "Host '\(host)' is not this server's name: open it as http://localhost or http://127.0.0.1")
+        }
+        if let token {
+            if let offered = head.query["token"], head.method == "GET", !head.path.hasPrefix("/api/"), !head.path.hasPrefix("/v1/") {
+                guard Self.same(offered, token) else { return .error(401, "wrong token") }
+                // remember the token in the browser and drop it from the address bar
+                return HTTPResponse(status: 303, headers: [
+                    ("Set-Cookie", "\(Self.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict"), ("Location", head.path)])
+            }
+            let bearer = head.header("authorization").flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
+            guard let offered = bearer ?? head.cookies[Self.cookieName], Self.same(offered, token) else {
+                return .error(401, "this server needs its token: send 'Authorization: Bearer <token>', or open the address "
+                              + "earshot serve printed (with ?token=) once in the browser")
+            }
+        }
+        if head.changesState {
+            if head.header("sec-fetch-site") == "cross-site" {
+                return .error(403, "requests from other sites may not change anything here")
+            }
+            if let origin = head.header("origin"), origin != "http://\(host)" {
+                return .error(403, "requests from \(origin) may not change anything here (only this server's own pages may)")
+            }
+        }
+        return nil
+    }
+
+    /// Compares in time independent of where the strings differ.
+    static func same(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
+    /// A random token for `--host` off loopback when none is given: 24 bytes from the system's generator.
+    public static func generateToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<24).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+
+    public static func isLoopback(_ host: String) -> Bool { loopbackNames.contains(hostName(host)) || host.hasPrefix("127.") }
+}
