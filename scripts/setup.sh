@@ -17,7 +17,7 @@ step() { STEP="$1"; echo "==> $1"; }
 sha_of() { sha256sum "$1" | cut -d' ' -f1; }
 
 DEBIAN_PACKAGES=(libsndfile1-dev libsoxr-dev libsqlite3-dev portaudio19-dev libopenblas-dev cmake ffmpeg
-  espeak-ng sox pkg-config patchelf python3-venv klettres-data pulseaudio alsa-utils libmicrohttpd-dev unzip chromium chromium-driver)
+  espeak-ng sox pkg-config patchelf python3-venv klettres-data pulseaudio alsa-utils libmicrohttpd-dev unzip curl chromium chromium-driver)
 
 step "checking Debian packages"
 missing=()

@@ -76,7 +76,8 @@ enum LiveRoutes {
         }
         router.add("DELETE", "/api/live/:id") { _, p in
             // ends the audio: the last events (a final line) still go out, then the stream ends
-            try services.live.session(p["id"]).close()
+            _ = try services.live.session(p["id"])
+            services.live.remove(p["id"])
             return HTTPResponse(status: 204)
         }
     }

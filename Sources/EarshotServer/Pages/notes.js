@@ -1,0 +1,150 @@
+// Notes: record or add a recording, watch its stages, search, read and play a note.
+"use strict";
+const $ = (id) => document.getElementById(id);
+let current = null;   // the note shown
+let microphone = null, chunks = [], ticker = null;
+
+function badge(status) {
+  const kind = status === "ready" ? "ready" : status.includes("failed") ? "failed" : "working";
+  return `<span class="badge ${kind}">${Earshot.escape(status)}</span>`;
+}
+
+function title(note) { return note.title || `(untitled: ${note.source})`; }
+
+async function refresh() {
+  try {
+    const notes = await Earshot.api("/api/notes?limit=200");
+    $("empty").hidden = notes.length > 0;
+    $("notes").innerHTML = notes.map((n) => `<li><button type="button" data-id="${n.id}">
+      <strong>${Earshot.escape(title(n))}</strong> ${badge(n.status)}
+      <span class="muted">· ${Earshot.clock(n.duration)} · ${new Date(n.created).toLocaleString()}</span></button></li>`).join("");
+    if (current) {
+      const fresh = notes.find((n) => n.id === current.id);
+      if (fresh && fresh.status !== current.status) show(current.id, false);
+    }
+  } catch (error) {
+    $("record-status").textContent = error.message;
+  }
+}
+
+async function show(id, focus = true) {
+  const note = await Earshot.api(`/api/notes/${id}`);
+  const status = note.stages.every((s) => s.state === "done") ? "ready"
+    : (note.stages.find((s) => s.state === "failed") ? `${note.stages.find((s) => s.state === "failed").stage} failed` : "working…");
+  current = { id, status };
+  $("note").hidden = false;
+  $("note-title").textContent = note.title || `(untitled: ${note.source})`;
+  $("note-status").outerHTML = badge(status).replace("<span", '<span id="note-status"');
+  $("note-meta").textContent = `${note.source} · ${Earshot.clock(note.duration)} · ${new Date(note.created).toLocaleString()}` +
+    (note.tags.length ? ` · tags: ${note.tags.join(", ")}` : "");
+  if ($("player").dataset.id !== String(id)) { $("player").src = `/api/notes/${id}/audio`; $("player").dataset.id = id; }
+  $("note-summary").textContent = note.summary || "(not yet)";
+  $("note-actions").innerHTML = note.actions.map((a) => `<li>${Earshot.escape(a)}</li>`).join("") || "<li class=muted>none</li>";
+  $("note-transcript").innerHTML = note.segments.map((s, i) =>
+    `<button type="button" data-start="${s.start}" data-end="${s.end}" data-index="${i}">${Earshot.escape(s.text)}</button>`).join(" ")
+    || '<span class="muted">(transcribing…)</span>';
+  $("new-title").value = note.title;
+  for (const format of ["md", "txt", "srt", "vtt", "json"]) $(`export-${format}`).href = `/api/notes/${id}/export?format=${format}`;
+  if (focus) $("note-title").focus();
+}
+
+// the transcript follows the player; a click on a segment seeks to it
+$("player").addEventListener("timeupdate", () => {
+  const t = $("player").currentTime;
+  for (const b of document.querySelectorAll("#note-transcript button")) {
+    b.classList.toggle("current", t >= Number(b.dataset.start) && t < Number(b.dataset.end));
+  }
+});
+$("note-transcript").addEventListener("click", (event) => {
+  const b = event.target.closest("button");
+  if (!b) return;
+  $("player").currentTime = Number(b.dataset.start);
+  $("player").play().catch(() => {});
+});
+
+for (const list of [$("notes"), $("hits")]) {
+  list.addEventListener("click", (event) => {
+    const b = event.target.closest("button[data-id]");
+    if (b) show(Number(b.dataset.id));
+  });
+}
+
+async function upload(blob, name) {
+  const form = new FormData();
+  form.append("file", blob, name);
+  $("record-status").textContent = `Saving ${name}…`;
+  try {
+    const note = await Earshot.api("/api/notes", { method: "POST", body: form });
+    $("record-status").textContent = `Saved as note ${note.id}; transcribing in the background.`;
+    await refresh();
+    show(note.id, false);
+  } catch (error) {
+    $("record-status").innerHTML = `<span class="error">${Earshot.escape(error.message)}</span>`;
+  }
+}
+
+$("record").addEventListener("click", async () => {
+  if (microphone) {
+    clearInterval(ticker);
+    await microphone.stop();
+    microphone = null;
+    $("record").textContent = "● Record";
+    $("record").classList.remove("recording");
+    $("level").value = 0;
+    await upload(Earshot.wav(chunks), `recording-${new Date().toISOString().replaceAll(":", "-").slice(0, 19)}.wav`);
+    return;
+  }
+  chunks = [];
+  microphone = new Microphone();
+  try {
+    await microphone.start((chunk) => chunks.push(chunk), (level) => { $("level").value = level; });
+  } catch (error) {
+    microphone = null;
+    $("record-status").innerHTML = `<span class="error">No microphone: ${Earshot.escape(error.message)}</span>`;
+    return;
+  }
+  $("record").textContent = "■ Stop and save";
+  $("record").classList.add("recording");
+  $("record-status").textContent = "Recording…";
+  ticker = setInterval(() => { $("timer").textContent = Earshot.clock(microphone ? microphone.seconds : 0); }, 250);
+});
+
+$("upload").addEventListener("change", async () => {
+  for (const file of $("upload").files) await upload(file, file.name);
+  $("upload").value = "";
+});
+
+$("search").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const q = $("query").value.trim();
+  if (!q) return;
+  try {
+    const hits = await Earshot.api(`/api/notes?q=${encodeURIComponent(q)}&mode=${$("mode").value}`);
+    $("hits").innerHTML = hits.length ? hits.map((h) => `<li><button type="button" data-id="${h.id}">
+      <strong>${Earshot.escape(h.title || "(untitled)")}</strong><br><span class="muted">${Earshot.highlight(h.snippet)}</span></button></li>`).join("")
+      : '<li class="muted">Nothing matches.</li>';
+  } catch (error) {
+    $("hits").innerHTML = `<li class="error">${Earshot.escape(error.message)}</li>`;
+  }
+});
+$("clear").addEventListener("click", () => { $("query").value = ""; $("hits").innerHTML = ""; });
+
+$("edit").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  if (!current) return;
+  await Earshot.api(`/api/notes/${current.id}`, { method: "PATCH", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ title: $("new-title").value }) });
+  await refresh();
+  show(current.id, false);
+});
+
+$("delete").addEventListener("click", async () => {
+  if (!current || !confirm("Delete this note and its recording?")) return;
+  await Earshot.api(`/api/notes/${current.id}`, { method: "DELETE" });
+  current = null;
+  $("note").hidden = true;
+  refresh();
+});
+
+refresh();
+setInterval(refresh, 2000);

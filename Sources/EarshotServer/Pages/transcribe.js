@@ -1,0 +1,63 @@
+// Transcribe: files in, per-file upload progress, the transcript, downloads as txt, srt, vtt or json.
+"use strict";
+const $ = (id) => document.getElementById(id);
+
+function stamp(seconds, separator) {
+  const ms = Math.round(seconds * 1000);
+  const h = Math.floor(ms / 3600000), m = Math.floor(ms / 60000) % 60, s = Math.floor(ms / 1000) % 60;
+  return `${String(h).padStart(2, "0")}:${String(m).padStart(2, "0")}:${String(s).padStart(2, "0")}${separator}${String(ms % 1000).padStart(3, "0")}`;
+}
+
+const formats = {
+  txt: (r) => r.text + "\n",
+  srt: (r) => r.segments.map((s, i) => `${i + 1}\n${stamp(s.start, ",")} --> ${stamp(s.end, ",")}\n${s.text}\n`).join("\n"),
+  vtt: (r) => "WEBVTT\n\n" + r.segments.map((s) => `${stamp(s.start, ".")} --> ${stamp(s.end, ".")}\n${s.text}\n`).join("\n"),
+  json: (r) => JSON.stringify(r, null, 2),
+};
+
+function transcribe(file) {
+  const item = document.createElement("li");
+  item.className = "card";
+  item.innerHTML = `<h2>${Earshot.escape(file.name)}</h2><progress max="1" value="0" aria-label="Progress of ${Earshot.escape(file.name)}"></progress>
+    <p class="muted" role="status">Uploading…</p>`;
+  $("jobs").prepend(item);
+  const form = new FormData();
+  form.append("file", file, file.name);
+  form.append("model", $("model").value);
+  form.append("response_format", "verbose_json");
+  const request = new XMLHttpRequest();
+  request.open("POST", "/v1/audio/transcriptions");
+  request.upload.onprogress = (event) => { if (event.lengthComputable) item.querySelector("progress").value = 0.5 * event.loaded / event.total; };
+  request.upload.onload = () => { item.querySelector("[role=status]").textContent = "Transcribing…"; item.querySelector("progress").removeAttribute("value"); };
+  request.onload = () => {
+    let answer = {};
+    try { answer = JSON.parse(request.responseText); } catch (_) { /* shown below */ }
+    if (request.status !== 200) {
+      item.querySelector("[role=status]").innerHTML = `<span class="error">${Earshot.escape(answer.error ? answer.error.message : request.statusText)}</span>`;
+      item.querySelector("progress").remove();
+      return;
+    }
+    const base = file.name.replace(/\.[^.]+$/, "");
+    item.innerHTML = `<h2>${Earshot.escape(file.name)}</h2><p class="muted">${Earshot.clock(answer.duration)} of audio</p>
+      <p>${Earshot.escape(answer.text) || '<span class="muted">(no speech)</span>'}</p>
+      <div class="row">${Object.keys(formats).map((f) => `<button type="button" class="secondary" data-format="${f}">Download .${f}</button>`).join("")}</div>`;
+    item.addEventListener("click", (event) => {
+      const button = event.target.closest("button[data-format]");
+      if (!button) return;
+      const format = button.dataset.format;
+      Earshot.download(new Blob([formats[format](answer)], { type: "text/plain" }), `${base}.${format}`);
+    });
+  };
+  request.onerror = () => { item.querySelector("[role=status]").innerHTML = '<span class="error">The server could not be reached.</span>'; };
+  request.send(form);
+}
+
+$("files").addEventListener("change", () => { for (const file of $("files").files) transcribe(file); $("files").value = ""; });
+const drop = $("drop");
+drop.addEventListener("dragover", (event) => { event.preventDefault(); drop.classList.add("over"); });
+drop.addEventListener("dragleave", () => drop.classList.remove("over"));
+drop.addEventListener("drop", (event) => {
+  event.preventDefault();
+  drop.classList.remove("over");
+  for (const file of event.dataTransfer.files) transcribe(file);
+});

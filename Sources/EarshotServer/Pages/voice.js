@@ -1,0 +1,107 @@
+// Voice: enrol a person from five prompted 10 s recordings, then check or identify who is speaking.
+"use strict";
+const $ = (id) => document.getElementById(id);
+const clips = [];
+let prompts = [];
+
+async function loadPrompts() {
+  const answer = await Earshot.api("/api/voices/prompts");
+  prompts = answer.prompts;
+  $("prompts").innerHTML = prompts.map((p, i) => `<li><p>${Earshot.escape(p)}</p>
+    <div class="row"><button type="button" data-clip="${i}">● Record clip ${i + 1}</button>
+    <progress max="1" value="0" id="clip-${i}" aria-label="Clip ${i + 1}"></progress><span id="clip-state-${i}" class="muted"></span></div></li>`).join("");
+}
+
+$("prompts").addEventListener("click", async (event) => {
+  const button = event.target.closest("button[data-clip]");
+  if (!button) return;
+  const i = Number(button.dataset.clip);
+  button.disabled = true;
+  try {
+    clips[i] = await Microphone.clip(10, (fraction) => { $(`clip-${i}`).value = fraction; });
+    $(`clip-state-${i}`).textContent = "recorded";
+  } catch (error) {
+    $("enrol-status").innerHTML = `<span class="error">${Earshot.escape(error.message)}</span>`;
+  }
+  button.disabled = false;
+  $("enrol").disabled = clips.filter(Boolean).length < 3;
+});
+
+$("enrol").addEventListener("click", async () => {
+  const name = $("person").value.trim();
+  if (!name) { $("enrol-status").innerHTML = '<span class="error">Give the person a name.</span>'; $("person").focus(); return; }
+  const form = new FormData();
+  clips.forEach((clip, i) => { if (clip) form.append("clips", clip, `clip-${i + 1}.wav`); });
+  $("enrol").disabled = true;
+  $("enrol-status").textContent = "Training…";
+  try {
+    const result = await Earshot.stream(`/api/voices/${encodeURIComponent(name)}/enroll`, form, (event, data) => {
+      if (event === "progress") $("enrol-progress").value = data.total ? data.done / data.total : 0;
+    });
+    $("enrol-progress").value = 1;
+    $("enrol-status").textContent = `Enrolled ${result.name} from ${result.clips} clips (${result.speech_seconds.toFixed(0)} s of speech).`;
+    await loadPeople();
+    $("who").value = result.name;
+  } catch (error) {
+    $("enrol-status").innerHTML = `<span class="error">${Earshot.escape(error.message)}</span>`;
+  }
+  $("enrol").disabled = false;
+});
+
+function showScore(score) {
+  const p = score.probability;
+  $("probability").style.width = `${Math.round(p * 100)}%`;
+  $("threshold").style.left = `${Math.round(score.threshold * 100)}%`;
+  $("verdict").textContent = score.accepted ? `It's ${score.name} (${p.toFixed(2)})` : `Not ${score.name} (${p.toFixed(2)}; needs ${score.threshold.toFixed(2)})`;
+  $("verdict").className = `big verdict ${score.accepted ? "yes" : "no"}`;
+}
+
+async function check(path) {
+  $("check-status").textContent = "Listening for 4 s…";
+  const form = new FormData();
+  form.append("file", await Microphone.clip(4), "check.wav");
+  $("check-status").textContent = "Scoring…";
+  try {
+    const result = await Earshot.api(path, { method: "POST", body: form });
+    $("check-status").textContent = "";
+    return result;
+  } catch (error) {
+    $("check-status").innerHTML = `<span class="error">${Earshot.escape(error.message)}</span>`;
+    return null;
+  }
+}
+
+$("verify").addEventListener("click", async () => {
+  if (!$("who").value) { $("check-status").textContent = "Enrol someone first."; return; }
+  const score = await check(`/api/voices/${encodeURIComponent($("who").value)}/verify`);
+  if (score) showScore(score);
+});
+
+$("identify").addEventListener("click", async () => {
+  const result = await check("/api/voices/identify");
+  if (!result) return;
+  if (result.ranking.length) showScore(result.ranking[0]);
+  $("verdict").textContent = result.speaker ? `It's ${result.speaker}` : "Nobody enrolled";
+  $("ranking").innerHTML = result.ranking.map((s) => `<li><span>${Earshot.escape(s.name)}</span>
+    <span class="bar"><span data-width="${Math.round(s.probability * 100)}"></span></span><span>${s.probability.toFixed(2)}</span></li>`).join("");
+  for (const bar of document.querySelectorAll("#ranking .bar span")) bar.style.width = `${bar.dataset.width}%`;
+});
+
+async function loadPeople() {
+  const listing = await Earshot.api("/api/voices");
+  $("who").innerHTML = listing.profiles.map((p) => `<option>${Earshot.escape(p.name)}</option>`).join("");
+  $("people").innerHTML = listing.profiles.map((p) => `<li class="row"><span class="grow">${Earshot.escape(p.name)}
+      <span class="muted">(${p.clips} clips, ${p.speech_seconds.toFixed(0)} s of speech)</span></span>
+      <a class="button secondary" href="/api/voices/${encodeURIComponent(p.name)}/export" download>Export ONNX</a>
+      <button type="button" class="danger" data-remove="${Earshot.escape(p.name)}">Remove</button></li>`).join("")
+    || '<li class="muted">Nobody yet.</li>';
+}
+$("people").addEventListener("click", async (event) => {
+  const button = event.target.closest("button[data-remove]");
+  if (!button || !confirm(`Remove ${button.dataset.remove}?`)) return;
+  await Earshot.api(`/api/voices/${encodeURIComponent(button.dataset.remove)}`, { method: "DELETE" });
+  loadPeople();
+});
+
+loadPrompts();
+loadPeople();

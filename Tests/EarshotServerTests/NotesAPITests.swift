@@ -1,0 +1,79 @@
+import EarshotTestSupport
+import Foundation
+import XCTest
+
+/// A note through the API as the Notes page uses it: upload, background processing, search, audio with Range,
+/// edit, export, delete.
+final class NotesAPITests: XCTestCase {
+    func testANoteGoesFromUploadToSearchAndAway() throws {
+        let fixture = try ServerFixture(processNotes: true)
+        defer { fixture.stop() }
+        let client = fixture.client
+        let clip = try fixture.speech("Remember to buy fresh tomatoes and basil for the pasta dinner on Friday.", name: "shopping.wav")
+        let created = try client.request("POST", "/api/notes", form: [("tags", "home, food")], files: [("file", clip)])
+        XCTAssertEqual(created.status, 201, created.text)
+        let id = try XCTUnwrap(created.json["id"] as? Int)
+        XCTAssertEqual(created.json["source"] as? String, "shopping.wav")
+        XCTAssertEqual(created.json["tags"] as? [String], ["food", "home"])
+
+        // the server's background worker transcribes, titles and indexes it
+        var note: [String: Any] = [:]
+        for _ in 0..<600 {
+            note = try client.get("/api/notes/\(id)").json
+            let stages = note["stages"] as? [[String: Any]] ?? []
+            if !stages.isEmpty && stages.allSatisfy({ ["done", "failed"].contains($0["state"] as? String) }) { break }
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+        let stages = note["stages"] as? [[String: Any]] ?? []
+        XCTAssertTrue(stages.allSatisfy { $0["state"] as? String == "done" }, "\(stages)")
+        XCTAssertTrue((note["transcript"] as? String ?? "").lowercased().contains("tomatoes"), "\(note)")
+        XCTAssertFalse((note["title"] as? String ?? "").isEmpty)
+
+        let hits = try client.get("/api/notes?q=TOMATOES&mode=words").jsonArray
+        XCTAssertEqual(hits.first?["id"] as? Int, id)
+        XCTAssertTrue((hits.first?["snippet"] as? String ?? "").contains("\u{E000}"), "matches are marked for the page")
+        let meaning = try client.get("/api/notes?q=groceries%20for%20cooking&mode=meaning").jsonArray
+        XCTAssertEqual(meaning.first?["id"] as? Int, id)
+        XCTAssertEqual(try client.get("/api/notes?q=%20").status, 400)
+
+        // the recording, whole and in a range
+        let whole = try client.get("/api/notes/\(id)/audio")
+        XCTAssertEqual(whole.status, 200)
+        XCTAssertEqual(whole.headers["accept-ranges"], "bytes")
+        let part = try client.get("/api/notes/\(id)/audio", headers: ["Range": "bytes=100-199"])
+        XCTAssertEqual(part.status, 206)
+        XCTAssertEqual(part.body, whole.body.subdata(in: 100..<200))
+        XCTAssertEqual(part.headers["content-range"], "bytes 100-199/\(whole.body.count)")
+        XCTAssertEqual(try client.get("/api/notes/\(id)/audio", headers: ["Range": "bytes=999999999-"]).status, 416)
+
+        let edited = try client.request("PATCH", "/api/notes/\(id)", headers: ["Content-Type": "application/json"],
+                                        body: Data(#"{"title": "Pasta shopping", "add_tags": ["friday"]}"#.utf8))
+        XCTAssertEqual(edited.status, 200, edited.text)
+        XCTAssertEqual(edited.json["title"] as? String, "Pasta shopping")
+        XCTAssertEqual(try client.request("PATCH", "/api/notes/\(id)", headers: ["Content-Type": "application/json"],
+                                          body: Data(#"{"title": 5}"#.utf8)).status, 400)
+
+        let srt = try client.get("/api/notes/\(id)/export?format=srt")
+        XCTAssertEqual(srt.status, 200)
+        XCTAssertTrue(srt.text.contains(" --> "))
+        XCTAssertTrue(srt.headers["content-disposition"]?.contains(".srt") == true)
+        XCTAssertEqual(try client.get("/api/notes/\(id)/export?format=doc").status, 400)
+
+        XCTAssertEqual(try client.request("DELETE", "/api/notes/\(id)").status, 204)
+        let gone = try client.get("/api/notes/\(id)")
+        XCTAssertEqual(gone.status, 404)
+        XCTAssertTrue(gone.errorMessage.contains("no note with id \(id)"))
+        XCTAssertEqual(try client.get("/api/notes/abc").status, 404)
+    }
+
+    func testNonAudioUploadStoresNothing() throws {
+        let fixture = try ServerFixture()
+        defer { fixture.stop() }
+        let text = try fixture.file("minutes.txt", Data("not a recording".utf8))
+        let response = try fixture.client.request("POST", "/api/notes", files: [("file", text)])
+        XCTAssertEqual(response.status, 400)
+        XCTAssertTrue(response.errorMessage.hasPrefix("minutes.txt:"), response.errorMessage)
+        XCTAssertTrue(response.errorMessage.contains("nothing was stored"))
+        XCTAssertEqual(try fixture.client.get("/api/notes").jsonArray.count, 0)
+    }
+}
