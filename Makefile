@@ -5,7 +5,7 @@ export EARSHOT_HOME
 export PKG_CONFIG_PATH := $(EARSHOT_HOME)/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 SWIFT ?= swift
 
-.PHONY: setup build demo test examples tsan asan fuzz bench avx2-check clean
+.PHONY: setup build demo serve test client-tests examples tsan asan fuzz bench avx2-check clean
 
 # setup also builds the CLI to compute what needs Earshot's own code: the background voices' speaker
 # vectors that enrolment trains against (cached; recomputed only when the speaker network changes).
@@ -23,10 +23,21 @@ demo: build
 
 test: setup
 	$(SWIFT) test
+	scripts/run-client-tests.sh
 	scripts/run-examples.sh
 	$(MAKE) --no-print-directory tsan
 	$(MAKE) --no-print-directory asan ASAN_TESTS='$(ASAN_QUICK)'
 	scripts/fuzz.sh --runs 20000
+
+# The web app and its API on http://127.0.0.1:8787 (Ctrl-C stops).
+serve: build
+	.build/release/earshot serve
+
+# The server as clients see it: the official openai Python client, and the pages in headless chromium with a
+# fake microphone (screenshots in .build/client-tests/). Uses the debug build that swift test leaves.
+client-tests: setup
+	$(SWIFT) build --product earshot
+	scripts/run-client-tests.sh
 
 # Examples/ is a separate package that depends on Earshot by path: build it and run each program (the
 # docs/ guides show their code, checked here too).

@@ -8,6 +8,8 @@ enum VoiceRoutes {
     struct Prompts: Codable, Sendable { var prompts: [String]; var clipSeconds: Double; var clips: Int
         enum CodingKeys: String, CodingKey { case prompts, clipSeconds = "clip_seconds", clips } }
 
+    struct Progress: Codable, Sendable { var done: Int; var total: Int }
+
     static func add(to router: inout Router, _ services: Services) {
         router.add("GET", "/api/voices") { _, _ in .json(VoiceProfileStore(store: services.models).listing()) }
         router.add("GET", "/api/voices/prompts") { _, _ in
@@ -25,8 +27,10 @@ enum VoiceRoutes {
             guard !clips.isEmpty else { throw HTTPError(400, "send the recordings as 'clips' files (5 of about 10 s each is best)") }
             if let empty = clips.first(where: { $0.size == 0 }) { throw HTTPError(400, "\(empty.filename): the file is empty") }
             let voices = try services.voices()
-            let enrollment = try await services.work.run { try await voices.enroll(p["name"], clips: clips.map(\.path)) }
-            return .json(enrollment, status: 201)
+            let name = p["name"], paths = clips.map(\.path)
+            return try await Jobs.run(request, services, status: 201, uploads: clips) { emit in
+                try await voices.enroll(name, clips: paths) { done, total in emit("progress", Progress(done: done, total: total)) }
+            }
         }
         router.add("POST", "/api/voices/:name/verify") { request, p in
             let file = try request.requireFile("file")

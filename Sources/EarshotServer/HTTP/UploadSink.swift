@@ -14,6 +14,9 @@ final class UploadSink {
     private var openKey: String?
     private var created: [String] = []
     private var fieldCount = 0
+    // the part being received: its name and how many bytes it has had
+    private var partKey: String?
+    private var partBytes = 0
     /// What went wrong with the body, if anything: the request is answered with it.
     var failure: HTTPError?
 
@@ -49,12 +52,16 @@ final class UploadSink {
         } catch { failure = error as? HTTPError }
     }
 
-    /// A chunk of one form part, as the multipart parser hands them: `offset` 0 starts a new value.
+    /// A chunk of one form part, as the multipart parser hands them: `offset` 0 starts a new value, except that
+    /// the parser may first announce a part with an empty chunk at offset 0 and then send its bytes at offset 0.
     func appendPart(key: String, filename: String?, contentType: String?, offset: UInt64, bytes: UnsafeRawBufferPointer) {
         guard failure == nil else { return }
+        let startsPart = offset == 0 && !(partKey == key && partBytes == 0)
+        partKey = key
+        partBytes = startsPart ? bytes.count : partBytes + bytes.count
         do {
             if let filename {
-                if offset == 0 || openKey != key {
+                if startsPart || openKey != key {
                     try open?.close()
                     let (path, handle) = try newFile()
                     open = handle
@@ -65,7 +72,7 @@ final class UploadSink {
                 try write(bytes, to: open!)
                 files[key]![files[key]!.count - 1].size += bytes.count
             } else {
-                if offset == 0 {
+                if startsPart || fields[key] == nil {
                     fieldCount += 1
                     guard fieldCount <= 1000 else { throw HTTPError(400, "the form has more than 1000 fields") }
                     fields[key, default: []].append(Data())

@@ -23,6 +23,7 @@ const Earshot = {
       try { message = (await response.json()).error.message; } catch (_) { /* not JSON */ }
       throw new Error(message);
     }
+    if (!(response.headers.get("Content-Type") || "").startsWith("text/event-stream")) return response.json();
     const reader = response.body.getReader();
     const decoder = new TextDecoder();
     let buffer = "", result = null;

@@ -1,0 +1,160 @@
+"""The web app in a real browser: Debian's chromium, headless, its microphone fed from a WAV file.
+
+Each scenario starts its own browser, because the fake microphone plays one file per browser. Screenshots go
+to $SCREENSHOTS. Run by scripts/run-client-tests.sh with EARSHOT_URL, AUDIO and SCREENSHOTS set.
+"""
+import os
+import time
+import unittest
+
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+BASE = os.environ["EARSHOT_URL"]
+AUDIO = os.environ["AUDIO"]
+SHOTS = os.environ["SCREENSHOTS"]
+DOWNLOADS = os.path.join(SHOTS, "downloads")
+
+
+def browser(microphone=None, width=1200, height=1400, phone=False):
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--use-fake-ui-for-media-stream",
+                 "--use-fake-device-for-media-stream", "--autoplay-policy=no-user-gesture-required", f"--window-size={width},{height}"):
+        options.add_argument(flag)
+    if microphone:
+        options.add_argument(f"--use-file-for-fake-audio-capture={microphone}")
+    options.add_experimental_option("prefs", {"download.default_directory": DOWNLOADS, "download.prompt_for_download": False})
+    if phone:  # headless windows are at least 500 px wide: emulate the phone's screen instead
+        options.add_experimental_option("mobileEmulation", {"deviceMetrics": {"width": width, "height": height, "pixelRatio": 2}})
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.set_script_timeout(60)
+    return driver
+
+
+def wait(driver, seconds, condition, message):
+    try:
+        return WebDriverWait(driver, seconds, poll_frequency=0.25).until(condition, message)
+    except TimeoutException:
+        # what the page said about it, for the failure message
+        said = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "[role=status]") if e.text]
+        raise AssertionError(f"{message}: not within {seconds} s; the page says {said}") from None
+
+
+def text_contains(element_id, *words):
+    def check(driver):
+        text = driver.find_element(By.ID, element_id).text.lower()
+        return text if any(w in text for w in words) else False
+    return check
+
+
+class BrowserTest(unittest.TestCase):
+    def setUp(self):
+        os.makedirs(DOWNLOADS, exist_ok=True)
+        self.drivers = []
+
+    def tearDown(self):
+        for driver in self.drivers:
+            for entry in driver.get_log("browser") if hasattr(driver, "get_log") else []:
+                if entry["level"] == "SEVERE":
+                    print("browser console:", entry["message"])
+            driver.quit()
+
+    def open(self, page, microphone=None, **size):
+        driver = browser(microphone, **size)
+        self.drivers.append(driver)
+        driver.get(BASE + page)
+        return driver
+
+    def shot(self, driver, name):
+        driver.save_screenshot(os.path.join(SHOTS, f"{name}.png"))
+
+    def test_notes_record_transcribe_title_search(self):
+        driver = self.open("/notes", os.path.join(AUDIO, "note.wav"))
+        driver.find_element(By.ID, "record").click()
+        wait(driver, 20, text_contains("record-status", "recording"), "recording starts")
+        time.sleep(8)  # the length of the recording, not a check
+        driver.find_element(By.ID, "record").click()
+        wait(driver, 60, text_contains("record-status", "saved as note"), "the note is saved")
+        wait(driver, 600, lambda d: "ready" in d.find_element(By.ID, "note-status").text, "the note is processed in the background")
+        title = driver.find_element(By.ID, "note-title").text
+        self.assertFalse(title.startswith("(untitled"), title)
+        transcript = driver.find_element(By.ID, "note-transcript").text.lower()
+        self.assertIn("dentist", transcript)
+        driver.find_element(By.ID, "query").send_keys("DENTIST")
+        driver.find_element(By.CSS_SELECTOR, "#search button[type=submit]").click()
+        wait(driver, 30, lambda d: d.find_elements(By.CSS_SELECTOR, "#hits mark"), "search marks the match")
+        # a click on a transcript segment seeks the player
+        driver.find_element(By.CSS_SELECTOR, "#note-transcript button").click()
+        self.shot(driver, "notes")
+
+    def test_listen_shows_the_spoken_words(self):
+        driver = self.open("/listen", os.path.join(AUDIO, "note.wav"))
+        driver.find_element(By.ID, "start").click()
+        wait(driver, 90, text_contains("lines", "dentist", "tuesday"), "live transcription shows the words")
+        self.shot(driver, "listen")
+        driver.find_element(By.ID, "start").click()
+        wait(driver, 60, lambda d: d.find_element(By.ID, "save").is_enabled(), "the recording can be saved")
+        driver.find_element(By.ID, "save").click()
+        wait(driver, 30, text_contains("status", "saved as"), "saved as a note")
+
+    def test_sounds_page_hears_a_dog(self):
+        dog = os.path.join(AUDIO, "dog.wav")
+        if not os.path.exists(dog):
+            self.skipTest("../shared/data/esc10 is not here: no dog recording to play")
+        driver = self.open("/sounds", dog)
+        driver.find_element(By.ID, "listen").click()
+        wait(driver, 90, text_contains("bars", "dog", "bark"), "the live labels name the dog")
+        self.shot(driver, "sounds")
+        driver.find_element(By.ID, "listen").click()
+
+    def test_voice_enrol_then_verify(self):
+        driver = self.open("/voice", os.path.join(AUDIO, "alex.wav"))
+        wait(driver, 20, lambda d: len(d.find_elements(By.CSS_SELECTOR, "button[data-clip]")) == 5, "five prompts")
+        driver.find_element(By.ID, "person").send_keys("Alex")
+        for i in range(5):
+            driver.find_element(By.CSS_SELECTOR, f"button[data-clip='{i}']").click()
+            wait(driver, 40, text_contains(f"clip-state-{i}", "recorded"), f"clip {i + 1} recorded")
+        driver.find_element(By.ID, "enrol").click()
+        wait(driver, 300, text_contains("enrol-status", "enrolled alex"), "enrolment finishes")
+        driver.find_element(By.ID, "verify").click()
+        verdict = wait(driver, 60, text_contains("verdict", "it's alex", "not alex"), "a verdict")
+        self.shot(driver, "voice")
+        self.assertIn("it's alex", verdict)
+
+        stranger = self.open("/voice", os.path.join(AUDIO, "stranger.wav"))
+        wait(stranger, 20, lambda d: d.find_elements(By.CSS_SELECTOR, "#who option"), "Alex is listed")
+        Select(stranger.find_element(By.ID, "who")).select_by_visible_text("Alex")
+        stranger.find_element(By.ID, "verify").click()
+        verdict = wait(stranger, 60, text_contains("verdict", "it's alex", "not alex"), "a verdict")
+        self.shot(stranger, "voice-stranger")
+        self.assertIn("not alex", verdict)
+
+    def test_transcribe_page_downloads_subtitles(self):
+        driver = self.open("/transcribe")
+        driver.find_element(By.ID, "files").send_keys(os.path.join(AUDIO, "note.wav"))
+        button = wait(driver, 120, EC.element_to_be_clickable((By.CSS_SELECTOR, "button[data-format='srt']")), "the transcript arrives")
+        self.shot(driver, "transcribe")
+        button.click()
+        target = os.path.join(DOWNLOADS, "note.srt")
+        wait(driver, 30, lambda d: os.path.exists(target), "the SRT is downloaded")
+        with open(target) as f:
+            srt = f.read()
+        self.assertIn(" --> ", srt)
+        self.assertIn("dentist", srt.lower())
+
+    def test_pages_fit_a_phone(self):
+        for page in ("/notes", "/listen", "/sounds", "/voice", "/transcribe"):
+            driver = self.open(page, width=390, height=844, phone=True)
+            wide = driver.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            self.assertLessEqual(wide, 0, f"{page} scrolls sideways on a phone")
+            self.shot(driver, f"phone{page.replace('/', '-')}")
+            driver.quit()
+            self.drivers.remove(driver)
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

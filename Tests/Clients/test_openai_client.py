@@ -1,0 +1,70 @@
+"""The official openai Python client pointed at `earshot serve`, as its users would call it.
+
+Run by scripts/run-client-tests.sh with EARSHOT_URL set to the server and AUDIO to a folder of espeak-ng clips.
+"""
+import os
+import unittest
+
+import openai
+
+BASE = os.environ["EARSHOT_URL"]
+AUDIO = os.environ["AUDIO"]
+SENTENCE = "the train to the coast leaves every hour from platform four"
+
+
+class OpenAIClientTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.client = openai.OpenAI(base_url=f"{BASE}/v1", api_key=os.environ.get("EARSHOT_TOKEN", "not-needed"), max_retries=0)
+
+    def clip(self, name):
+        return open(os.path.join(AUDIO, name), "rb")
+
+    def test_models(self):
+        ids = [m.id for m in self.client.models.list()]
+        self.assertEqual(ids, ["whisper-1", "tiny.en", "base"])
+
+    def test_transcription_json_and_text(self):
+        with self.clip("train.wav") as f:
+            result = self.client.audio.transcriptions.create(model="whisper-1", file=f)
+        words = set(result.text.lower().replace(".", "").replace(",", "").split())
+        # espeak-ng's voice through tiny.en: most of the ten words, not all
+        self.assertGreaterEqual(len(words & set(SENTENCE.split())), 5, result.text)
+        with self.clip("train.wav") as f:
+            text = self.client.audio.transcriptions.create(model="whisper-1", file=f, response_format="text")
+        self.assertEqual(text.strip(), result.text)
+
+    def test_verbose_json_with_segments(self):
+        with self.clip("train.wav") as f:
+            result = self.client.audio.transcriptions.create(
+                model="tiny.en", file=f, response_format="verbose_json", timestamp_granularities=["segment"])
+        self.assertGreater(result.duration, 2)
+        self.assertTrue(result.segments)
+        self.assertLess(result.segments[0].start, result.segments[-1].end)
+
+    def test_subtitles(self):
+        with self.clip("train.wav") as f:
+            srt = self.client.audio.transcriptions.create(model="whisper-1", file=f, response_format="srt")
+        self.assertTrue(srt.startswith("1\n00:00:0"), srt)
+        with self.clip("train.wav") as f:
+            vtt = self.client.audio.transcriptions.create(model="whisper-1", file=f, response_format="vtt")
+        self.assertTrue(vtt.startswith("WEBVTT"), vtt)
+
+    def test_translation(self):
+        with self.clip("german.wav") as f:
+            result = self.client.audio.translations.create(model="whisper-1", file=f)
+        self.assertIn("coffee", result.text.lower())
+
+    def test_errors_arrive_as_the_clients_exceptions(self):
+        with self.clip("not-audio.txt") as f:
+            with self.assertRaises(openai.BadRequestError) as caught:
+                self.client.audio.transcriptions.create(model="whisper-1", file=f)
+        self.assertIn("not-audio.txt", caught.exception.message)
+        with self.clip("train.wav") as f:
+            with self.assertRaises(openai.BadRequestError) as caught:
+                self.client.audio.transcriptions.create(model="whisper-9", file=f)
+        self.assertIn("unknown model", caught.exception.message)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+"""`earshot serve` under load (make bench). Runs the release binary over a private EARSHOT_HOME overlay.
+
+1. Throughput: 20 concurrent clients (threads on loopback) each upload a 30 s clip to
+   /v1/audio/transcriptions; wall time vs the CLI transcribing the same 20 files one after another (one
+   `earshot transcribe` per file, as a script would), and vs one CLI process given all 20. Per-request p50/p99
+   latency, errors, the server's peak RSS (VmHWM). Median of --runs.
+2. Notes search p95 (GET /api/notes?q=…, words and both) while the 20 uploads run, on 5 seeded notes.
+3. Live: clips pushed to /api/live at real-time pace in 0.25 s pieces (as the page sends them); time from the last
+   piece to the `final` event on the SSE stream. Median over the utterances.
+
+The 30 s clips are read speech from ../shared/data/speech joined with sox (espeak-ng when the data is absent).
+"""
+import argparse
+import http.client
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HOME = os.environ.get("EARSHOT_HOME") or os.path.expanduser("~/.cache/earshot")
+EARSHOT = os.path.join(ROOT, ".build/release/earshot")
+DATA = os.environ.get("EARSHOT_DATA") or os.path.join(ROOT, "..", "shared", "data")
+
+
+def private_home(work):
+    home = os.path.join(work, "home")
+    os.makedirs(os.path.join(home, "voice"))
+    for name in ("runtime", "models"):
+        os.symlink(os.path.join(HOME, name), os.path.join(home, name))
+    os.symlink(os.path.join(HOME, "voice", "background"), os.path.join(home, "voice", "background"))
+    return home
+
+
+def clips(work, count, seconds):
+    """count clips of about `seconds` of real read speech each (16 kHz mono WAV)."""
+    speech = os.path.join(DATA, "speech")
+    sources = sorted(os.path.join(speech, f) for f in os.listdir(speech) if f.endswith(".flac")) if os.path.isdir(speech) else []
+    out = []
+    for i in range(count):
+        path = os.path.join(work, f"clip{i:02d}.wav")
+        if sources:
+            chosen, total, j = [], 0.0, i * 7
+            while total < seconds:
+                f = sources[j % len(sources)]
+                total += float(subprocess.check_output(["soxi", "-D", f]).decode())
+                chosen.append(f)
+                j += 1
+            subprocess.run(["sox", *chosen, "-r", "16000", "-c", "1", path, "trim", "0", str(seconds)], check=True)
+        else:
+            text = " ".join(["The committee will meet again next Thursday to discuss the budget for the new library."] * 8)
+            subprocess.run(["espeak-ng", "-w", path + ".raw.wav", text], check=True)
+            subprocess.run(["sox", path + ".raw.wav", "-r", "16000", path, "trim", "0", str(seconds)], check=True)
+        out.append(path)
+    return out
+
+
+def multipart(path, fields):
+    boundary = uuid.uuid4().hex
+    body = b""
+    for name, value in fields.items():
+        body += f"--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n".encode()
+    with open(path, "rb") as f:
+        data = f.read()
+    body += (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{os.path.basename(path)}\"\r\n"
+             f"Content-Type: audio/wav\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+    return body, f"multipart/form-data; boundary={boundary}"
+
+
+def request(port, method, path, body=None, content_type=None, timeout=900):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    headers = {"Content-Type": content_type} if content_type else {}
+    connection.request(method, path, body=body, headers=headers)
+    response = connection.getresponse()
+    data = response.read()
+    connection.close()
+    return response.status, data
+
+
+def start_server(home):
+    process = subprocess.Popen([EARSHOT, "serve", "--port", "0", "--no-notes-worker"], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, env=dict(os.environ, EARSHOT_HOME=home), text=True)
+    line = process.stdout.readline()
+    port = int(re.search(r":(\d+)/", line).group(1))
+    return process, port
+
+
+def peak_rss_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def throughput(port, files, searching):
+    latencies, errors = [], []
+    search_times = []
+    stop = threading.Event()
+
+    def search():
+        queries = ["dentist", "budget meeting", "garden", "train tickets"]
+        i = 0
+        while not stop.is_set():
+            q = queries[i % len(queries)].replace(" ", "%20")
+            mode = "words" if i % 2 == 0 else "both"
+            t = time.perf_counter()
+            status, _ = request(port, "GET", f"/api/notes?q={q}&mode={mode}")
+            search_times.append(time.perf_counter() - t)
+            if status != 200:
+                errors.append(f"search {status}")
+            i += 1
+            time.sleep(0.1)
+
+    def client(path):
+        body, content_type = multipart(path, {"model": "whisper-1"})
+        t = time.perf_counter()
+        status, data = request(port, "POST", "/v1/audio/transcriptions", body, content_type)
+        latencies.append(time.perf_counter() - t)
+        if status != 200 or not json.loads(data).get("text"):
+            errors.append(f"{status} {data[:100]!r}")
+
+    searcher = threading.Thread(target=search) if searching else None
+    if searcher:
+        searcher.start()
+    started = time.perf_counter()
+    threads = [threading.Thread(target=client, args=(f,)) for f in files]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - started
+    stop.set()
+    if searcher:
+        searcher.join()
+    return wall, latencies, errors, search_times
+
+
+def cli_one_by_one(home, files):
+    started = time.perf_counter()
+    for f in files:
+        subprocess.run([EARSHOT, "transcribe", f], check=True, capture_output=True, env=dict(os.environ, EARSHOT_HOME=home))
+    return time.perf_counter() - started
+
+
+def cli_all_at_once(home, files):
+    started = time.perf_counter()
+    subprocess.run([EARSHOT, "transcribe", *files], check=True, capture_output=True, env=dict(os.environ, EARSHOT_HOME=home))
+    return time.perf_counter() - started
+
+
+def live_delays(port, files):
+    """Seconds from the last pushed piece to the final line, per utterance."""
+    import array
+    delays = []
+    for path in files:
+        raw = subprocess.check_output(["sox", path, "-t", "f32", "-r", "16000", "-c", "1", "-"])
+        samples = array.array("f", raw)
+        status, data = request(port, "POST", "/api/live", json.dumps({"kind": "transcribe"}).encode(), "application/json")
+        session = json.loads(data)
+        finals, last_sent = [], [0.0]
+
+        def read_events():
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+            connection.request("GET", session["events"])
+            response = connection.getresponse()
+            event = None
+            while True:
+                line = response.readline()
+                if not line:
+                    break
+                line = line.decode().strip()
+                if line.startswith("event: "):
+                    event = line[7:]
+                elif line.startswith("data: ") and event == "final":
+                    finals.append(time.perf_counter())
+                elif event == "end":
+                    break
+
+        reader = threading.Thread(target=read_events)
+        reader.start()
+        piece = 4000  # 0.25 s
+        began = time.perf_counter()
+        for i in range(0, len(samples), piece):
+            chunk = samples[i:i + piece].tobytes()
+            request(port, "POST", session["audio"], chunk, "application/octet-stream")
+            last_sent[0] = time.perf_counter()
+            # real time: the next piece when its audio would have been spoken
+            time.sleep(max(0.0, began + (i + piece) / 16000 - time.perf_counter()))
+        # silence after the speech, pushed in real time, as a microphone would
+        silence = array.array("f", [0.0] * piece).tobytes()
+        speech_end = last_sent[0]
+        for _ in range(8):
+            request(port, "POST", session["audio"], silence, "application/octet-stream")
+            time.sleep(0.25)
+            if finals and finals[-1] > speech_end:
+                break
+        request(port, "DELETE", f"/api/live/{session['id']}")
+        reader.join()
+        after = [t for t in finals if t > speech_end]
+        if after:
+            delays.append(after[0] - speech_end)
+    return delays
+
+
+def percentile(values, p):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--clients", type=int, default=20)
+    args = parser.parse_args()
+    work = tempfile.mkdtemp(prefix="earshot-bench-server-")
+    try:
+        home = private_home(work)
+        files = clips(work, args.clients, 30)
+        print("==> seeding 5 notes for the search timings", flush=True)
+        subprocess.run([EARSHOT, "notes", "seed", "--wait"], check=True, capture_output=True, env=dict(os.environ, EARSHOT_HOME=home))
+        server, port = start_server(home)
+        try:
+            request(port, "POST", "/v1/audio/transcriptions", *multipart(files[0], {}))  # load the models once
+            walls, all_latencies, all_errors, searches = [], [], [], []
+            for run in range(args.runs):
+                wall, latencies, errors, search_times = throughput(port, files, searching=True)
+                print(f"  run {run + 1}: {args.clients} clients in {wall:.1f} s, errors {len(errors)}", flush=True)
+                walls.append(wall); all_latencies += latencies; all_errors += errors; searches += search_times
+            rss = peak_rss_mb(server.pid)
+            idle = []
+            for _ in range(20):
+                t = time.perf_counter(); request(port, "GET", "/api/notes?q=dentist&mode=words"); idle.append(time.perf_counter() - t)
+            delays = live_delays(port, files[:5])
+        finally:
+            server.terminate()
+            server.wait()
+        one_by_one = [cli_one_by_one(home, files) for _ in range(args.runs)]
+        all_at_once = [cli_all_at_once(home, files) for _ in range(args.runs)]
+        server_wall = statistics.median(walls)
+        result = {
+            "clients": args.clients, "clip_seconds": 30, "runs": args.runs,
+            "server_wall_s": round(server_wall, 2),
+            "cli_one_by_one_s": round(statistics.median(one_by_one), 2),
+            "cli_all_at_once_s": round(statistics.median(all_at_once), 2),
+            "ratio_vs_one_by_one": round(server_wall / statistics.median(one_by_one), 3),
+            "ratio_vs_all_at_once": round(server_wall / statistics.median(all_at_once), 3),
+            "latency_p50_s": round(percentile(all_latencies, 50), 2), "latency_p99_s": round(percentile(all_latencies, 99), 2),
+            "errors": len(all_errors), "server_peak_rss_mb": round(rss),
+            "search_p95_under_load_ms": round(percentile(searches, 95) * 1000, 1), "search_requests": len(searches),
+            "search_p95_idle_ms": round(percentile(idle, 95) * 1000, 1),
+            "live_final_delay_median_s": round(statistics.median(delays), 2) if delays else None,
+            "live_final_delays_s": [round(d, 2) for d in delays],
+        }
+        os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
+        with open(os.path.join(ROOT, "bench", "results", "server.json"), "w") as f:
+            json.dump(result, f, indent=1)
+        print(json.dumps(result, indent=1))
+        if all_errors:
+            print("errors:", all_errors[:5], file=sys.stderr)
+            return 1
+        return 0
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

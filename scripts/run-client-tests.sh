@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The server as its clients see it: `earshot serve` started on a free port over a private EARSHOT_HOME (the
+# installed models linked in), then the official openai Python client and the web app in Debian's chromium
+# (Selenium, headless, the microphone fed from WAV files). Screenshots land in .build/client-tests/.
+# Usage: scripts/run-client-tests.sh [browser test names...]
+# EARSHOT_BIN chooses the binary (default: the debug build `swift test` leaves).
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+EARSHOT_HOME=${EARSHOT_HOME:-$HOME/.cache/earshot}
+BIN=${EARSHOT_BIN:-$ROOT/.build/debug/earshot}
+PYTHON="$EARSHOT_HOME/client-venv/bin/python"
+OUT="$ROOT/.build/client-tests"
+[ -x "$BIN" ] || { echo "no earshot binary at $BIN (swift build first)" >&2; exit 1; }
+[ -x "$PYTHON" ] || { echo "the client test tools are not installed: run make setup" >&2; exit 1; }
+
+WORK=$(mktemp -d)
+SERVER=""
+cleanup() { [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; wait 2>/dev/null; rm -rf "$WORK"; }
+trap cleanup EXIT
+
+HOME_DIR="$WORK/home"
+mkdir -p "$HOME_DIR/voice" "$WORK/audio"
+ln -s "$EARSHOT_HOME/runtime" "$HOME_DIR/runtime"
+ln -s "$EARSHOT_HOME/models" "$HOME_DIR/models"
+ln -s "$EARSHOT_HOME/voice/background" "$HOME_DIR/voice/background"
+
+# what the clients send and the fake microphone plays (each followed by silence, so speech ends)
+AUDIO="$WORK/audio"
+speak() { # file voice text [words per minute]
+  espeak-ng -v "$2" -s "${4:-160}" -w "$AUDIO/$1.raw.wav" "$3"
+  sox "$AUDIO/$1.raw.wav" -r 16000 "$AUDIO/$1" pad 0 1.5
+}
+speak train.wav en-us "The train to the coast leaves every hour from platform four."
+speak german.wav de "Ich trinke jeden Morgen eine Tasse Kaffee mit Milch." 130
+speak note.wav en-us "Remember to call the dentist on Tuesday morning and move the appointment to next week."
+speak alex.wav en-us+m5 "The quick brown fox jumps over the lazy dog while the farmer watches from the gate. Please remember to water the plants on the balcony every morning this week."
+speak stranger.wav en-gb+f4 "My favourite season is autumn, when the leaves turn red and the air smells of rain. We took the night train north."
+echo "these are the minutes of the meeting" > "$AUDIO/not-audio.txt"
+DATA=${EARSHOT_DATA:-$ROOT/../shared/data}
+DOG=$(ls "$DATA"/esc10/dog/*.ogg 2>/dev/null | head -n 1 || true)
+[ -n "$DOG" ] && sox "$DOG" -r 16000 -c 1 "$AUDIO/dog.wav"
+
+EARSHOT_HOME="$HOME_DIR" "$BIN" serve --port 0 > "$WORK/serve.log" 2>&1 &
+SERVER=$!
+for _ in $(seq 1 100); do
+  grep -q "listening on" "$WORK/serve.log" && break
+  kill -0 "$SERVER" 2>/dev/null || { cat "$WORK/serve.log" >&2; exit 1; }
+  sleep 0.1
+done
+URL=$(grep -o 'http://[^/ ]*' "$WORK/serve.log" | head -n 1)
+echo "==> earshot serve at $URL"
+
+rm -rf "$OUT" && mkdir -p "$OUT"
+export EARSHOT_URL="$URL" AUDIO SCREENSHOTS="$OUT" SE_OFFLINE=true
+echo "==> the openai client"
+"$PYTHON" "$ROOT/Tests/Clients/test_openai_client.py"
+echo "==> the web app in chromium (screenshots in $OUT)"
+"$PYTHON" "$ROOT/Tests/Clients/test_browser.py" "$@"
