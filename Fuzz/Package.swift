@@ -1,5 +1,6 @@
 // swift-tools-version:6.0
-// libFuzzer targets for the loaders of every file Earshot reads: WAV audio, voice profiles, sound models.
+// libFuzzer targets for the loaders of every file Earshot reads: WAV audio, voice profiles, sound models; and
+// for `earshot serve`'s request handling (any bytes as an HTTP request).
 // A separate package (libFuzzer brings its own `main`), built by `make fuzz` with the fuzzer and address
 // sanitizers; see ../docs/fuzzing.md.
 import PackageDescription
@@ -15,5 +16,7 @@ let package = Package(
         .executableTarget(name: "fuzz-profile", dependencies: [.product(name: "EarshotVoice", package: earshot)]),
         .executableTarget(name: "fuzz-sound-model", dependencies: [.product(name: "EarshotSound", package: earshot),
                                                                    .product(name: "EarshotCore", package: earshot)]),
+        .executableTarget(name: "fuzz-http", dependencies: [.product(name: "EarshotServer", package: earshot),
+                                                            .product(name: "EarshotCore", package: earshot)]),
     ]
 )

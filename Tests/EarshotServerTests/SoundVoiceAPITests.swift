@@ -32,6 +32,26 @@ final class SoundVoiceAPITests: XCTestCase {
         let trained = try client.request("POST", "/api/sounds/classify", form: [("model", "tones")], files: [("file", tone)])
         XCTAssertEqual((trained.json["top"] as? [[String: Any]])?.first?["label"] as? String, "tone", trained.text)
         XCTAssertEqual(try client.get("/api/sounds/models/tones").status, 200)
+        let onnx = try client.get("/api/sounds/models/tones/onnx")
+        XCTAssertEqual(onnx.status, 200, onnx.text)
+        XCTAssertGreaterThan(onnx.body.count, 1_000_000, "YAMNet and the head in one graph")
+
+        // the same clips as a zip of label folders (one folder at the top), for evaluation and training
+        let dataset = fixture.audio.appendingPathComponent("dataset")
+        for (key, file) in files {
+            let label = key == "clips[tone]" ? "tone" : "voice"
+            try FileManager.default.createDirectory(at: dataset.appendingPathComponent(label), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: file, to: dataset.appendingPathComponent(label).appendingPathComponent(file.lastPathComponent))
+        }
+        let zip = fixture.audio.appendingPathComponent("dataset.zip")
+        _ = try TestAudio.run("python3", ["-m", "zipfile", "-c", zip.path, dataset.path])
+        let evaluation = try client.request("POST", "/api/sounds/models/tones/evaluate", files: [("dataset", zip)])
+        XCTAssertEqual(evaluation.status, 200, evaluation.text)
+        XCTAssertEqual(evaluation.json["accuracy"] as? Double, 1.0, evaluation.text)
+        let fromZip = try client.request("POST", "/api/sounds/train", form: [("name", "tones-zip")], files: [("dataset", zip)])
+        XCTAssertEqual(fromZip.status, 201, fromZip.text)
+        XCTAssertEqual(fromZip.json["labels"] as? [String], ["tone", "voice"])
+        XCTAssertEqual(try client.request("DELETE", "/api/sounds/models/tones-zip").status, 204)
         XCTAssertEqual(try client.request("POST", "/api/sounds/classify", form: [("model", "nope")], files: [("file", tone)]).status, 404)
         XCTAssertEqual(try client.request("DELETE", "/api/sounds/models/tones").status, 204)
         XCTAssertEqual(try client.get("/api/sounds/models").jsonArray.count, 0)

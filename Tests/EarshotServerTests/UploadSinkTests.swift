@@ -53,3 +53,20 @@ final class UploadSinkTests: XCTestCase {
         }
     }
 }
+
+/// The work queue admits `capacity` requests and answers the next with 503 and Retry-After.
+final class WorkQueueTests: XCTestCase {
+    func testAFullQueueAnswers503() throws {
+        let queue = WorkQueue(capacity: 2)
+        try queue.admit()
+        try queue.admit()
+        XCTAssertThrowsError(try queue.admit()) { error in
+            let http = error as? HTTPError
+            XCTAssertEqual(http?.status, 503)
+            XCTAssertTrue(http?.headers.contains { $0.0 == "Retry-After" } == true)
+        }
+        queue.leave()
+        XCTAssertNoThrow(try queue.admit(), "a place came free")
+        XCTAssertEqual(queue.load, 2)
+    }
+}

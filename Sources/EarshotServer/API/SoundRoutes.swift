@@ -33,6 +33,20 @@ enum SoundRoutes {
             try FileManager.default.removeItem(at: try services.soundModelPath(p["name"], mustExist: true))
             return HTTPResponse(status: 204)
         }
+        router.add("GET", "/api/sounds/models/:name/onnx") { _, p in
+            let classifier = try services.soundClassifier(named: p["name"])
+            guard let model = classifier.model else { throw HTTPError(404, "no sound model named '\(p["name"])'") }
+            let folder = services.models.home.appendingPathComponent("server/exports/\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let path = folder.appendingPathComponent("model.onnx").path
+            let store = services.models
+            try await services.work.run { try await offload { try SoundClassifierExporter.export(model, embedder: classifier.embedder, store: store, to: path) } }
+            return HTTPResponse(status: 200, headers: [("Content-Type", "application/octet-stream"),
+                                                       ("Content-Disposition", "attachment; filename=\"\(p["name"]).onnx\"")],
+                                body: .bytes(try Data(contentsOf: URL(fileURLWithPath: path))))
+        }
         router.add("POST", "/api/sounds/train") { request, _ in try await SoundTraining.train(request, services) }
+        router.add("POST", "/api/sounds/models/:name/evaluate") { request, p in try await SoundTraining.evaluate(request, services, model: p["name"]) }
     }
 }

@@ -38,6 +38,28 @@ enum SoundTraining {
         }
     }
 
+    /// POST /api/sounds/models/{name}/evaluate: how a trained model does on labelled audio sent as for training.
+    static func evaluate(_ request: HTTPRequest, _ services: Services, model name: String) async throws -> HTTPResponse {
+        let classifier = try services.soundClassifier(named: name)
+        guard let model = classifier.model else { throw HTTPError(404, "no sound model named '\(name)'") }
+        let folder = services.models.home.appendingPathComponent("server/training/\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        do {
+            let root = try unpack(request, into: folder)
+            return try await Jobs.run(request, services, uploads: request.allFiles) { emit in
+                defer { try? FileManager.default.removeItem(at: folder) }
+                return try await offload {
+                    try SoundClassifierTrainer(embedder: classifier.embedder).evaluate(model, folder: root.path) {
+                        emit("progress", Progress(step: $0.step.rawValue, done: $0.done, total: $0.total))
+                    }
+                }
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: folder)
+            throw error
+        }
+    }
+
     struct Progress: Codable, Sendable { var step: String; var done: Int; var total: Int }
 
     /// The labelled folder the request carries, laid out under `folder`.
