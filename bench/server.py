@@ -6,8 +6,9 @@
    `earshot transcribe` per file, as a script would), and vs one CLI process given all 20. Per-request p50/p99
    latency, errors, the server's peak RSS (VmHWM). Median of --runs.
 2. Notes search p95 (GET /api/notes?q=…, words and both) while the 20 uploads run, on 5 seeded notes.
-3. Live: clips pushed to /api/live at real-time pace in 0.25 s pieces (as the page sends them); time from the last
-   piece to the `final` event on the SSE stream. Median over the utterances.
+3. Live: whole utterances (read sentences from ../shared/data/speech, or espeak-ng) pushed to /api/live at
+   real-time pace in 0.25 s pieces, as the page sends them, then silence; time from the utterance's last piece
+   to the `final` event on the SSE stream. Median over 8 utterances.
 
 The 30 s clips are read speech from ../shared/data/speech joined with sox (espeak-ng when the data is absent).
 """
@@ -59,6 +60,22 @@ def clips(work, count, seconds):
             text = " ".join(["The committee will meet again next Thursday to discuss the budget for the new library."] * 8)
             subprocess.run(["espeak-ng", "-w", path + ".raw.wav", text], check=True)
             subprocess.run(["sox", path + ".raw.wav", "-r", "16000", path, "trim", "0", str(seconds)], check=True)
+        out.append(path)
+    return out
+
+
+def utterances(work, count):
+    """Whole spoken sentences (16 kHz mono WAV): live transcription finalises a line when the speech ends."""
+    speech = os.path.join(DATA, "speech")
+    sources = sorted(os.path.join(speech, f) for f in os.listdir(speech) if f.endswith(".flac"))[:count] if os.path.isdir(speech) else []
+    out = []
+    for i in range(count):
+        path = os.path.join(work, f"utterance{i}.wav")
+        if sources:
+            subprocess.run(["sox", sources[i % len(sources)], "-r", "16000", "-c", "1", path], check=True)
+        else:
+            subprocess.run(["espeak-ng", "-w", path + ".raw.wav", "The meeting moved to Thursday afternoon."], check=True)
+            subprocess.run(["sox", path + ".raw.wav", "-r", "16000", path], check=True)
         out.append(path)
     return out
 
@@ -220,10 +237,20 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--clients", type=int, default=20)
+    parser.add_argument("--live-only", action="store_true", help="only the live latency (quick)")
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="earshot-bench-server-")
     try:
         home = private_home(work)
+        if args.live_only:
+            server, port = start_server(home)
+            try:
+                delays = live_delays(port, utterances(work, 8))
+            finally:
+                server.terminate()
+                server.wait()
+            print(json.dumps({"live_final_delay_median_s": round(statistics.median(delays), 2), "live_final_delays_s": [round(d, 2) for d in delays]}))
+            return 0
         files = clips(work, args.clients, 30)
         print("==> seeding 5 notes for the search timings", flush=True)
         subprocess.run([EARSHOT, "notes", "seed", "--wait"], check=True, capture_output=True, env=dict(os.environ, EARSHOT_HOME=home))
@@ -239,7 +266,7 @@ def main():
             idle = []
             for _ in range(20):
                 t = time.perf_counter(); request(port, "GET", "/api/notes?q=dentist&mode=words"); idle.append(time.perf_counter() - t)
-            delays = live_delays(port, files[:5])
+            delays = live_delays(port, utterances(work, 8))
         finally:
             server.terminate()
             server.wait()

@@ -31,5 +31,6 @@ status=0
 "$VENV/bin/python" "$ROOT/bench/sound.py" || status=1
 "$VENV/bin/python" "$ROOT/bench/voice.py" || status=1
 "$VENV/bin/python" "$ROOT/bench/notes.py" || status=1
+python3 "$ROOT/bench/server.py" || status=1
 "$VENV/bin/python" "$ROOT/bench/transcription.py" "$@" || status=1
 exit $status
