@@ -31,6 +31,10 @@ final class ServerDocumentTests: XCTestCase {
             XCTAssertTrue(response.headers["content-type"]?.hasPrefix("text/html") == true, page)
             XCTAssertTrue(response.headers["content-security-policy"]?.contains("script-src 'self'") == true, page)
             XCTAssertTrue(response.text.contains("<nav"), page)
+            XCTAssertFalse(response.text.contains("{{"), "\(page): the frame is filled in")
+            let name = page == "/" ? "notes" : String(page.dropFirst())
+            XCTAssertTrue(response.text.contains("<title>\(name.prefix(1).uppercased() + name.dropFirst()) · Earshot</title>"), page)
+            XCTAssertTrue(response.text.contains("/assets/\(name).js"), page)
         }
         XCTAssertEqual(try fixture.client.get("/assets/app.js").status, 200)
         XCTAssertEqual(try fixture.client.get("/assets/nope.js").status, 404)

@@ -4,7 +4,8 @@ import Foundation
 /// The web app's pages and assets (package resources: no build step, nothing from a CDN), the health check
 /// and the OpenAPI document.
 enum PageRoutes {
-    static let pages = ["notes", "listen", "sounds", "voice", "transcribe"]
+    /// Each page's name and title; its body is Pages/NAME.body.html, its script Pages/NAME.js.
+    static let pages = ["notes": "Notes", "listen": "Listen", "sounds": "Sounds", "voice": "Voice", "transcribe": "Transcribe"]
     /// Pages load only what they ship with; media from the server or from the page's own recordings.
     static let contentSecurity = "default-src 'self'; img-src 'self' data:; media-src 'self' blob:; style-src 'self'; "
         + "script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
@@ -20,7 +21,7 @@ enum PageRoutes {
     static func add(to router: inout Router, _ services: Services) {
         router.add("GET", "/") { _, _ in page("notes") }
         router.add("GET", "/:page") { _, p in
-            guard pages.contains(p["page"]) else { throw HTTPError(404, "no page '\(p["page"])'") }
+            guard pages[p["page"]] != nil else { throw HTTPError(404, "no page '\(p["page"])'") }
             return page(p["page"])
         }
         router.add("GET", "/assets/:file") { _, p in
@@ -39,12 +40,16 @@ enum PageRoutes {
         }
     }
 
+    /// The page `name`: the shared frame (Pages/page.html: head, navigation) around its body.
     static func page(_ name: String) -> HTTPResponse {
-        guard let path = resource("\(name).html"), let data = try? Data(contentsOf: path) else {
+        guard let title = pages[name], let frame = resource("page.html").flatMap({ try? String(contentsOf: $0, encoding: .utf8) }),
+              let body = resource("\(name).body.html").flatMap({ try? String(contentsOf: $0, encoding: .utf8) }) else {
             return .error(500, "the page \(name) is missing from the installed resources")
         }
+        let html = frame.replacingOccurrences(of: "{{title}}", with: title).replacingOccurrences(of: "{{page}}", with: name)
+            .replacingOccurrences(of: "{{body}}", with: body)
         return HTTPResponse(status: 200, headers: [("Content-Type", "text/html; charset=utf-8"), ("Content-Security-Policy", contentSecurity),
-                                                   ("Cache-Control", "no-cache")], body: .bytes(data))
+                                                   ("Cache-Control", "no-cache")], body: .bytes(Data(html.utf8)))
     }
 
     static func resource(_ name: String) -> URL? {
