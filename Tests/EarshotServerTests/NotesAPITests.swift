@@ -66,6 +66,23 @@ final class NotesAPITests: XCTestCase {
         XCTAssertEqual(try client.get("/api/notes/abc").status, 404)
     }
 
+    func testNotesAddedByAnotherProcessAreProcessedByTheServer() throws {
+        let fixture = try ServerFixture(processNotes: true)
+        defer { fixture.stop() }
+        let clip = try fixture.speech("The plumber comes on Monday to fix the kitchen sink.", name: "plumber.wav")
+        // what `earshot notes add` does: the store on disk, from another process (no processing there)
+        let added = try CLI.run(["notes", "add", clip.path], environment: ["EARSHOT_HOME": fixture.home.path])
+        XCTAssertEqual(added.status, 0, added.stderr)
+        var status = ""
+        for _ in 0..<600 {
+            status = (try fixture.client.get("/api/notes").jsonArray.first?["status"] as? String) ?? ""
+            if status == "ready" || status.hasSuffix("failed") { break }
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+        XCTAssertEqual(status, "ready", "the server's background worker processed the CLI's note")
+        XCTAssertTrue((try fixture.client.get("/api/notes?q=plumber&mode=words").jsonArray.first?["title"] as? String)?.isEmpty == false)
+    }
+
     func testNonAudioUploadStoresNothing() throws {
         let fixture = try ServerFixture()
         defer { fixture.stop() }
