@@ -69,7 +69,7 @@ enum NotesRoutes {
         router.add("GET", "/api/notes/:id/export") { request, p in
             let format = try NotesExporter.Format(rawValue: request.query["format"] ?? "md")
                 .orThrow(HTTPError(400, "format must be one of " + NotesExporter.Format.allCases.map(\.rawValue).joined(separator: ", ")))
-            let folder = services.models.home.appendingPathComponent("server/exports/\(UUID().uuidString)")
+            let folder = services.scratch("export")
             let file = try await services.notes().export(try p.id("id"), format: format, to: folder)
             defer { try? FileManager.default.removeItem(at: folder) }
             // read now: the folder goes when this handler returns

@@ -36,7 +36,7 @@ enum SoundRoutes {
         router.add("GET", "/api/sounds/models/:name/onnx") { _, p in
             let classifier = try services.soundClassifier(named: p["name"])
             guard let model = classifier.model else { throw HTTPError(404, "no sound model named '\(p["name"])'") }
-            let folder = services.models.home.appendingPathComponent("server/exports/\(UUID().uuidString)")
+            let folder = services.scratch("export")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
             let path = folder.appendingPathComponent("model.onnx").path

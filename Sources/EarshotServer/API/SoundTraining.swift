@@ -9,7 +9,7 @@ enum SoundTraining {
     static func train(_ request: HTTPRequest, _ services: Services) async throws -> HTTPResponse {
         guard let name = request.field("name") else { throw HTTPError(400, "give the model a 'name'") }
         let output = try services.soundModelPath(name, mustExist: false)
-        let folder = services.models.home.appendingPathComponent("server/training/\(UUID().uuidString)")
+        let folder = services.scratch("training")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         do {
             let root = try unpack(request, into: folder)
@@ -42,7 +42,7 @@ enum SoundTraining {
     static func evaluate(_ request: HTTPRequest, _ services: Services, model name: String) async throws -> HTTPResponse {
         let classifier = try services.soundClassifier(named: name)
         guard let model = classifier.model else { throw HTTPError(404, "no sound model named '\(name)'") }
-        let folder = services.models.home.appendingPathComponent("server/training/\(UUID().uuidString)")
+        let folder = services.scratch("training")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         do {
             let root = try unpack(request, into: folder)

@@ -47,7 +47,7 @@ enum VoiceRoutes {
         }
         router.add("GET", "/api/voices/:name/export") { request, p in
             let voices = try services.voices()
-            let folder = services.models.home.appendingPathComponent("server/exports/\(UUID().uuidString)")
+            let folder = services.scratch("export")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
             let path = folder.appendingPathComponent("voice.onnx").path

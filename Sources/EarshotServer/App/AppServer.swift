@@ -59,7 +59,7 @@ public final class AppServer: Sendable {
         limits.connections = max(64, configuration.queueCapacity * 2)
         http = try HTTPServer(
             host: configuration.host, port: configuration.port, limits: limits,
-            uploads: configuration.models.home.appendingPathComponent("server/uploads"),
+            uploads: services.scratchRoot.appendingPathComponent("uploads"),
             commonHeaders: [("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"), ("X-Frame-Options", "DENY")],
             gate: { head in
                 if let refusal = policy.check(head) { return refusal }

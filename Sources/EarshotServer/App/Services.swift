@@ -15,10 +15,26 @@ final class Services: Sendable {
     private let notesLibrary = Locked<NotesLibrary?>(nil)
     private let voiceID = Locked<VoiceID?>(nil)
 
+    /// This process's temporary files (uploads, exports, unpacked training sets): `$EARSHOT_HOME/server/run-PID`.
+    /// Those of servers that died (killed mid-upload) are removed at start; other running servers keep theirs.
+    let scratchRoot: URL
+
     init(_ configuration: AppServer.Configuration) throws {
         self.configuration = configuration
         work = WorkQueue(capacity: configuration.queueCapacity)
         try FileManager.default.createDirectory(at: configuration.soundModelsDirectory, withIntermediateDirectories: true)
+        let server = configuration.models.home.appendingPathComponent("server")
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: server.path)) ?? [] where name.hasPrefix("run-") {
+            if let pid = Int32(name.dropFirst(4)), kill(pid, 0) != 0 && errno == ESRCH {
+                try? FileManager.default.removeItem(at: server.appendingPathComponent(name))
+            }
+        }
+        scratchRoot = server.appendingPathComponent("run-\(getpid())")
+    }
+
+    /// A fresh folder name for one request's temporary files (the caller creates and removes it).
+    func scratch(_ purpose: String) -> URL {
+        scratchRoot.appendingPathComponent("\(purpose)-\(UUID().uuidString)")
     }
 
     var models: ModelStore { configuration.models }
