@@ -90,6 +90,7 @@ class BrowserTest(unittest.TestCase):
         wait(driver, 30, lambda d: d.find_elements(By.CSS_SELECTOR, "#hits mark"), "search marks the match")
         # a click on a transcript segment seeks the player
         driver.find_element(By.CSS_SELECTOR, "#note-transcript button").click()
+        driver.execute_script("window.scrollTo(0, 0)")
         self.shot(driver, "notes")
 
     def test_listen_shows_the_spoken_words(self):
