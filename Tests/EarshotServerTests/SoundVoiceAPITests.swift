@@ -1,3 +1,4 @@
+import EarshotCore
 import EarshotTestSupport
 import Foundation
 import XCTest
@@ -88,6 +89,31 @@ final class SoundVoiceAPITests: XCTestCase {
         let identified = try client.request("POST", "/api/voices/identify", files: [("file", same)])
         XCTAssertEqual(identified.json["speaker"] as? String, "Alice", identified.text)
         XCTAssertEqual(identified.json["source"] as? String, "alice-test.wav")
+
+        // live: the microphone's audio in pieces, a score on the last 4 s every second
+        let opened = try client.request("POST", "/api/live", headers: ["Content-Type": "application/json"],
+                                        body: Data(#"{"kind": "voice", "name": "Alice"}"#.utf8))
+        XCTAssertEqual(opened.status, 201, opened.text)
+        let events = Locked<[(event: String, data: String)]>([])
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            let all = (try? client.events(opened.json["events"] as? String ?? "")) ?? []
+            events.withLock { $0 = all }
+            done.signal()
+        }
+        let samples = try AudioFileLoader().load(path: same.path).samples
+        for start in stride(from: 0, to: samples.count, by: 8000) {
+            let body = Array(samples[start..<min(samples.count, start + 8000)]).withUnsafeBufferPointer { Data(buffer: $0) }
+            _ = try client.request("POST", opened.json["audio"] as? String ?? "", headers: ["Content-Type": "application/octet-stream"], body: body)
+        }
+        _ = try client.request("DELETE", "/api/live/\(opened.json["id"] as? String ?? "")")
+        XCTAssertEqual(done.wait(timeout: .now() + 120), .success)
+        let scores = events.withLock { $0 }.filter { $0.event == "voice" }
+        XCTAssertFalse(scores.isEmpty, "\(events.withLock { $0 })")
+        XCTAssertTrue(scores.last?.data.contains("\"accepted\":true") == true, "\(scores)")
+        let unknown = try client.request("POST", "/api/live", headers: ["Content-Type": "application/json"],
+                                         body: Data(#"{"kind": "voice", "name": "Nobody"}"#.utf8))
+        XCTAssertEqual(unknown.status, 404, unknown.text)
 
         let export = try client.get("/api/voices/Alice/export")
         XCTAssertEqual(export.status, 200)

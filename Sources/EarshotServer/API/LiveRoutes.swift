@@ -1,11 +1,14 @@
 import EarshotCore
 import EarshotSound
 import EarshotSpeech
+import EarshotVoice
 import Foundation
 
-/// Live sessions for the pages' microphones: open one (`transcribe` or `sound`), send audio as raw little-endian
-/// 32-bit float samples at 16 kHz in POSTs of any size, read the results as Server-Sent Events, close it.
-/// Transcription sends `partial` and `final` events (LiveEvent JSON); sound sends `sound` events.
+/// Live sessions for the pages' microphones: open one (`transcribe`, `sound` or `voice`), send audio as raw
+/// little-endian 32-bit float samples at 16 kHz in POSTs of any size, read the results as Server-Sent Events,
+/// close it. Transcription sends `partial` and `final` events (LiveEvent JSON); sound sends `sound` events; voice
+/// sends `voice` events (the person's score on the last 4 s, every second) and `silence` when there is too little
+/// speech to judge.
 enum LiveRoutes {
     struct Opened: Codable, Sendable {
         var id: String
@@ -16,31 +19,47 @@ enum LiveRoutes {
         enum CodingKeys: String, CodingKey { case id, kind, sampleRate = "sample_rate", audio, events }
     }
 
-    struct Open: Codable, Sendable { var kind: String; var model: String?; var threshold: Float? }
+    struct Open: Codable, Sendable {
+        var kind: String
+        /// sound: a trained model's name (default the built-in classifier); voice: the enrolled person's name.
+        var model: String?
+        var name: String?
+        var threshold: Float?
+    }
+
+    /// A voice session scores the last `voiceWindow` seconds every `voiceHop` seconds of new audio.
+    static let voiceWindow = 4.0, voiceHop = 1.0
 
     static let sampleRate = 16_000
 
     static func add(to router: inout Router, _ services: Services) {
         router.add("POST", "/api/live") { request, _ in
             let open = try request.json(Open.self)
-            guard ["transcribe", "sound"].contains(open.kind) else { throw HTTPError(400, "kind must be transcribe or sound") }
-            // load the models before answering, so a missing one is this request's error
-            let transcriber = open.kind == "transcribe" ? try services.transcriber() : nil
-            let classifier = open.kind == "sound" ? try services.soundClassifier(named: open.model) : nil
+            // load the models (and check the person) before answering, so a missing one is this request's error
+            let work: @Sendable (LiveSessions.Session) async throws -> Void
+            switch open.kind {
+            case "transcribe":
+                let transcriber = try services.transcriber()
+                work = { session in try await transcribe(session, with: transcriber) }
+            case "sound":
+                let classifier = try services.soundClassifier(named: open.model)
+                let settings = SoundClassifier.LiveSettings(threshold: open.threshold ?? 0.3)
+                work = { session in try await classify(session, with: classifier, settings: settings) }
+            case "voice":
+                guard let name = open.name else { throw HTTPError(400, "a voice session needs the 'name' of an enrolled person") }
+                let voices = try services.voices()
+                guard await voices.enrolled().profiles.contains(where: { $0.name == name.precomposedStringWithCanonicalMapping }) else {
+                    throw VoiceError.unknownProfile(name, known: await voices.enrolled().profiles.map(\.name))
+                }
+                let scratch = services.scratch("live-voice")
+                work = { session in try await verify(session, name: name, with: voices, scratch: scratch) }
+            default:
+                throw HTTPError(400, "kind must be transcribe, sound or voice")
+            }
             let session = try services.live.open(kind: open.kind, sampleRate: sampleRate)
             let task = Task {
                 do {
-                    if let transcriber {
-                        for try await event in transcriber.live(session.audio) {
-                            let type: String = if case .partial = event { "partial" } else { "final" }
-                            guard send(type, event, to: session) else { break }
-                        }
-                    } else if let classifier {
-                        let settings = SoundClassifier.LiveSettings(threshold: open.threshold ?? 0.3)
-                        for try await event in classifier.listen(session.audio, settings: settings) {
-                            guard send("sound", event, to: session) else { break }
-                        }
-                    }
+                    try await work(session)
                     _ = send("end", ["id": session.id], to: session)
                 } catch {
                     _ = send("error", APIErrorBody(error: .init(message: error.localizedDescription, type: "server_error", code: 500)), to: session)
@@ -79,6 +98,41 @@ enum LiveRoutes {
             _ = try services.live.session(p["id"])
             services.live.remove(p["id"])
             return HTTPResponse(status: 204)
+        }
+    }
+
+    private static func transcribe(_ session: LiveSessions.Session, with transcriber: Transcriber) async throws {
+        for try await event in transcriber.live(session.audio) {
+            let type: String = if case .partial = event { "partial" } else { "final" }
+            guard send(type, event, to: session) else { return }
+        }
+    }
+
+    private static func classify(_ session: LiveSessions.Session, with classifier: SoundClassifier,
+                                 settings: SoundClassifier.LiveSettings) async throws {
+        for try await event in classifier.listen(session.audio, settings: settings) {
+            guard send("sound", event, to: session) else { return }
+        }
+    }
+
+    private static func verify(_ session: LiveSessions.Session, name: String, with voices: VoiceID, scratch: URL) async throws {
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let window = Int(voiceWindow * Double(sampleRate)), hop = Int(voiceHop * Double(sampleRate))
+        var recent: [Float] = [], fresh = 0
+        for try await chunk in session.audio.chunks(sampleRate: sampleRate) {
+            recent += chunk
+            fresh += chunk.count
+            if recent.count > window { recent.removeFirst(recent.count - window) }
+            guard fresh >= hop, recent.count >= window / 2 else { continue }
+            fresh = 0
+            let clip = scratch.appendingPathComponent("window.wav")
+            try WAVWriter.pcm16(recent, sampleRate: sampleRate).write(to: clip)
+            do {
+                guard send("voice", try await voices.verify(name, file: clip.path), to: session) else { return }
+            } catch VoiceError.notEnoughSpeech {
+                guard send("silence", ["seconds": Double(recent.count) / Double(sampleRate)], to: session) else { return }
+            }
         }
     }
 

@@ -145,7 +145,7 @@ class LiveSession {
     });
     this.opened = opened;
     this.events = new EventSource(opened.events);
-    for (const name of ["partial", "final", "sound", "error", "end"]) {
+    for (const name of ["partial", "final", "sound", "voice", "silence", "error", "end"]) {
       this.events.addEventListener(name, (event) => {
         const data = JSON.parse(event.data);
         if (name === "end" || name === "error") this.events.close();

@@ -115,6 +115,7 @@ async function loadModels() {
     models.map((m) => `<option value="${Earshot.escape(m.name)}">${Earshot.escape(m.name)} (${m.labels.map(Earshot.escape).join(", ")})</option>`).join("");
   $("models").innerHTML = models.map((m) => `<li class="row"><span class="grow">${Earshot.escape(m.name)}: ${m.labels.map(Earshot.escape).join(", ")}</span>
     <a class="button secondary" href="/api/sounds/models/${encodeURIComponent(m.name)}" download>Download</a>
+    <a class="button secondary" href="/api/sounds/models/${encodeURIComponent(m.name)}/onnx" download>ONNX</a>
     <button type="button" class="danger" data-delete="${Earshot.escape(m.name)}">Delete</button></li>`).join("");
 }
 $("models").addEventListener("click", async (event) => {

@@ -71,10 +71,33 @@ async function check(path) {
   }
 }
 
+// "Is it them?": a live voice session scores the last 4 s of the microphone every second
+let live = null;
 $("verify").addEventListener("click", async () => {
+  if (live) {
+    await live.stop();
+    live = null;
+    $("verify").textContent = "● Check live";
+    $("verify").classList.remove("recording");
+    $("check-status").textContent = "";
+    return;
+  }
   if (!$("who").value) { $("check-status").textContent = "Enrol someone first."; return; }
-  const score = await check(`/api/voices/${encodeURIComponent($("who").value)}/verify`);
-  if (score) showScore(score);
+  live = new LiveSession("voice", { name: $("who").value });
+  try {
+    await live.start((name, data) => {
+      if (name === "voice") { showScore(data); $("check-status").textContent = "Listening…"; }
+      if (name === "silence") $("check-status").textContent = "Listening… (say something)";
+      if (name === "error") $("check-status").innerHTML = `<span class="error">${Earshot.escape(data.error.message)}</span>`;
+    });
+  } catch (error) {
+    live = null;
+    $("check-status").innerHTML = `<span class="error">${Earshot.escape(error.message)}</span>`;
+    return;
+  }
+  $("verify").textContent = "■ Stop";
+  $("verify").classList.add("recording");
+  $("check-status").textContent = "Listening…";
 });
 
 $("identify").addEventListener("click", async () => {
