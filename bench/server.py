@@ -7,7 +7,7 @@
    latency, errors, the server's peak RSS (VmHWM). Median of --runs.
 2. Notes search p95 (GET /api/notes?q=…, words and both) while the 20 uploads run, on 5 seeded notes.
 3. Live: whole utterances (read sentences from ../shared/data/speech, or espeak-ng) pushed to /api/live at
-   real-time pace in 0.25 s pieces, as the page sends them, then silence; time from the utterance's last piece
+   real-time pace in 0.125 s pieces, as the page sends them, then silence; time from the utterance's last piece
    to the `final` event on the SSE stream. Median over 8 utterances.
 
 The 30 s clips are read speech from ../shared/data/speech joined with sox (espeak-ng when the data is absent).
@@ -204,7 +204,7 @@ def live_delays(port, files):
 
         reader = threading.Thread(target=read_events)
         reader.start()
-        piece = 4000  # 0.25 s
+        piece = 2000  # 0.125 s, as the page sends them
         began = time.perf_counter()
         for i in range(0, len(samples), piece):
             chunk = samples[i:i + piece].tobytes()
@@ -215,9 +215,9 @@ def live_delays(port, files):
         # silence after the speech, pushed in real time, as a microphone would
         silence = array.array("f", [0.0] * piece).tobytes()
         speech_end = last_sent[0]
-        for _ in range(8):
+        for _ in range(32):  # up to 4 s
             request(port, "POST", session["audio"], silence, "application/octet-stream")
-            time.sleep(0.25)
+            time.sleep(piece / 16000)
             if finals and finals[-1] > speech_end:
                 break
         request(port, "DELETE", f"/api/live/{session['id']}")

@@ -17,17 +17,27 @@ let server: AppServer = {
 
 /// Sends `bytes`, closes the writing side, reads the answer until the server closes; returns its first line.
 func exchange(_ bytes: UnsafeRawBufferPointer) -> String {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    precondition(fd >= 0, "socket")
-    defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = in_port_t(UInt16(server.port).bigEndian)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    // a reset, not TIME_WAIT, when done: a million connections must not use up the loopback's ports
+    var reset = linger(l_onoff: 1, l_linger: 0)
+    var fd: Int32 = -1
+    for _ in 0..<100 {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        precondition(fd >= 0, "socket")
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        if connected == 0 { break }
+        close(fd)
+        fd = -1
+        usleep(10_000)  // the listen queue may be full for a moment
     }
-    precondition(connected == 0, "the server must still accept connections")
+    precondition(fd >= 0, "the server must still accept connections (errno \(errno))")
+    defer { close(fd) }
     var timeout = timeval(tv_sec: 10, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
