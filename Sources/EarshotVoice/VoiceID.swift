@@ -104,9 +104,25 @@ public actor VoiceID {
 
     /// Is the speech in `file` the enrolled person? `threshold` overrides the profile's.
     public func verify(_ name: String, file: String, threshold: Float? = nil) throws -> VoiceVerifier.Score {
+        try score(name, windows: try enrollment.windows(of: file), threshold: threshold)
+    }
+
+    /// Is the speech in `audio` (held in memory, e.g. the last seconds of a live stream) the enrolled person?
+    /// `source` names the audio in errors.
+    public func verify(_ name: String, audio: AudioBuffer, source: String, threshold: Float? = nil) throws -> VoiceVerifier.Score {
+        let audio = audio.sampleRate == SpeakerEncoder.sampleRate ? audio : try Resampler.resample(audio, to: SpeakerEncoder.sampleRate)
+        return try score(name, windows: try enrollment.windows(of: audio, source: source), threshold: threshold)
+    }
+
+    private func score(_ name: String, windows: [[Float]], threshold: Float?) throws -> VoiceVerifier.Score {
         var profile = try profiles.load(name)
         if let threshold { profile.threshold = threshold }
-        return verifier.score(windows: try enrollment.windows(of: file), against: profile)
+        return verifier.score(windows: windows, against: profile)
+    }
+
+    /// Whether `name` (in either Unicode form) is enrolled.
+    public func isEnrolled(_ name: String) -> Bool {
+        profiles.names().contains(name.precomposedStringWithCanonicalMapping)
     }
 
     /// Who is speaking in a recording: every enrolled person's score, best first; `speaker` is the best

@@ -17,7 +17,7 @@ enum Jobs {
         try services.work.admit()
         let channel = ByteChannel()
         let emit: Emit = { event, payload in
-            if let data = try? EarshotJSON.encoder(pretty: false).encode(payload) { channel.sendEvent(event, json: data) }
+            channel.sendEvent(event, payload)
         }
         // the request (and its uploaded files) ends when the stream does, so the job can read them throughout
         let job = Task {

@@ -48,11 +48,10 @@ enum LiveRoutes {
             case "voice":
                 guard let name = open.name else { throw HTTPError(400, "a voice session needs the 'name' of an enrolled person") }
                 let voices = try services.voices()
-                guard await voices.enrolled().profiles.contains(where: { $0.name == name.precomposedStringWithCanonicalMapping }) else {
+                guard await voices.isEnrolled(name) else {
                     throw VoiceError.unknownProfile(name, known: await voices.enrolled().profiles.map(\.name))
                 }
-                let scratch = services.scratch("live-voice")
-                work = { session in try await verify(session, name: name, with: voices, scratch: scratch) }
+                work = { session in try await verify(session, name: name, with: voices) }
             default:
                 throw HTTPError(400, "kind must be transcribe, sound or voice")
             }
@@ -115,9 +114,7 @@ enum LiveRoutes {
         }
     }
 
-    private static func verify(_ session: LiveSessions.Session, name: String, with voices: VoiceID, scratch: URL) async throws {
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
+    private static func verify(_ session: LiveSessions.Session, name: String, with voices: VoiceID) async throws {
         let window = Int(voiceWindow * Double(sampleRate)), hop = Int(voiceHop * Double(sampleRate))
         var recent: [Float] = [], fresh = 0
         for try await chunk in session.audio.chunks(sampleRate: sampleRate) {
@@ -126,18 +123,16 @@ enum LiveRoutes {
             if recent.count > window { recent.removeFirst(recent.count - window) }
             guard fresh >= hop, recent.count >= window / 2 else { continue }
             fresh = 0
-            let clip = scratch.appendingPathComponent("window.wav")
-            try WAVWriter.pcm16(recent, sampleRate: sampleRate).write(to: clip)
+            let audio = AudioBuffer(samples: recent, sampleRate: sampleRate)
             do {
-                guard send("voice", try await voices.verify(name, file: clip.path), to: session) else { return }
+                guard send("voice", try await voices.verify(name, audio: audio, source: session.audio.name), to: session) else { return }
             } catch VoiceError.notEnoughSpeech {
-                guard send("silence", ["seconds": Double(recent.count) / Double(sampleRate)], to: session) else { return }
+                guard send("silence", ["seconds": audio.duration], to: session) else { return }
             }
         }
     }
 
     private static func send<T: Encodable>(_ event: String, _ value: T, to session: LiveSessions.Session) -> Bool {
-        guard let data = try? EarshotJSON.encoder(pretty: false).encode(value) else { return true }
-        return session.events.sendEvent(event, json: data)
+        session.events.sendEvent(event, value)
     }
 }

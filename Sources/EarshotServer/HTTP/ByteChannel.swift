@@ -1,3 +1,4 @@
+import EarshotCore
 import Foundation
 
 /// Bytes from a producer (a live session, a long job's progress) to one HTTP connection's thread, which blocks
@@ -29,6 +30,13 @@ public final class ByteChannel: @unchecked Sendable {
     @discardableResult
     public func sendEvent(_ event: String, json: Data) -> Bool {
         send(Data("event: \(event)\ndata: ".utf8) + json + Data("\n\n".utf8))
+    }
+
+    /// One Server-Sent Event carrying `value` in Earshot's JSON (one line).
+    @discardableResult
+    public func sendEvent<T: Encodable>(_ event: String, _ value: T) -> Bool {
+        guard let data = try? EarshotJSON.encoder(pretty: false).encode(value) else { return !isCancelled }
+        return sendEvent(event, json: data)
     }
 
     public func finish() { condition.withLock { finished = true; condition.broadcast() } }

@@ -36,7 +36,11 @@ public final class SpeakerEnrollment: Sendable {
 
     /// The speech in a recording (VAD regions joined), or an error naming the file when there is too little.
     public func speech(in path: String, minimum: Double = minimumSpeechPerClip) throws -> [Float] {
-        let loaded = try loader.load(path: path)
+        try speech(in: try loader.load(path: path), source: path, minimum: minimum)
+    }
+
+    /// The speech in audio already in memory at the encoder's rate (a live stream); `source` names it in errors.
+    public func speech(in loaded: AudioBuffer, source: String, minimum: Double = minimumSpeechPerClip) throws -> [Float] {
         // half a second of silence around the clip gives the VAD the context it needs to catch a short
         // word (an FSDD digit lasts 0.35 s); silence adds nothing to the speech found
         let margin = [Float](repeating: 0, count: loaded.sampleRate / 2)
@@ -51,13 +55,18 @@ public final class SpeakerEnrollment: Sendable {
             }
         }
         let seconds = Double(speech.count) / Double(SpeakerEncoder.sampleRate)
-        guard seconds >= minimum else { throw VoiceError.notEnoughSpeech(path: path, seconds: seconds, needed: minimum) }
+        guard seconds >= minimum else { throw VoiceError.notEnoughSpeech(path: source, seconds: seconds, needed: minimum) }
         return speech
     }
 
     /// Window d-vectors of the speech in a recording.
     public func windows(of path: String, minimumSpeech: Double = minimumSpeechPerClip) throws -> [[Float]] {
         try encoder.windowEmbeddings(try speech(in: path, minimum: minimumSpeech)[...])
+    }
+
+    /// Window d-vectors of the speech in audio held in memory at the encoder's rate.
+    public func windows(of audio: AudioBuffer, source: String, minimumSpeech: Double = minimumSpeechPerClip) throws -> [[Float]] {
+        try encoder.windowEmbeddings(try speech(in: audio, source: source, minimum: minimumSpeech)[...])
     }
 
     /// Trains a profile for `name` from `clips`, against `others` (window d-vectors of other speakers).
