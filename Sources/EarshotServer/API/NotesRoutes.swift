@@ -69,14 +69,11 @@ enum NotesRoutes {
         router.add("GET", "/api/notes/:id/export") { request, p in
             let format = try NotesExporter.Format(rawValue: request.query["format"] ?? "md")
                 .orThrow(HTTPError(400, "format must be one of " + NotesExporter.Format.allCases.map(\.rawValue).joined(separator: ", ")))
-            let folder = services.scratch("export")
-            let file = try await services.notes().export(try p.id("id"), format: format, to: folder)
-            defer { try? FileManager.default.removeItem(at: folder) }
-            // read now: the folder goes when this handler returns
-            let data = try Data(contentsOf: file)
-            return HTTPResponse(status: 200, headers: [("Content-Type", exportType(format)),
-                                                       ("Content-Disposition", "attachment; filename=\"\(file.lastPathComponent)\"")],
-                                body: .bytes(data))
+            let notes = try services.notes(), id = try p.id("id")
+            return try await services.withScratch("export") { folder in
+                let file = try await notes.export(id, format: format, to: folder)
+                return .attachment(try Data(contentsOf: file), name: file.lastPathComponent, contentType: exportType(format))
+            }
         }
     }
 

@@ -80,8 +80,7 @@ extension HTTPResponse {
         guard let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value else {
             return .error(404, "\(name) is not there any more")
         }
-        let disposition = "\(inline ? "inline" : "attachment"); filename=\"\(name.replacingOccurrences(of: "\"", with: "'"))\""
-        var headers = [("Content-Type", contentType), ("Accept-Ranges", "bytes"), ("Content-Disposition", disposition)]
+        var headers = [("Content-Type", contentType), ("Accept-Ranges", "bytes"), disposition(name, inline: inline)]
         guard let range = request.header("range") else {
             return HTTPResponse(status: 200, headers: headers, body: .file(path: path, offset: 0, length: size))
         }
@@ -90,6 +89,27 @@ extension HTTPResponse {
         }
         headers.append(("Content-Range", "bytes \(start)-\(end)/\(size)"))
         return HTTPResponse(status: 206, headers: headers, body: .file(path: path, offset: start, length: end - start + 1))
+    }
+}
+
+extension HTTPResponse {
+    static func disposition(_ name: String, inline: Bool = false) -> (String, String) {
+        ("Content-Disposition", "\(inline ? "inline" : "attachment"); filename=\"\(name.replacingOccurrences(of: "\"", with: "'"))\"")
+    }
+
+    /// Bytes made for this answer (an export) as a download named `name`.
+    static func attachment(_ data: Data, name: String, contentType: String, headers: [(String, String)] = []) -> HTTPResponse {
+        HTTPResponse(status: 200, headers: [("Content-Type", contentType), disposition(name)] + headers, body: .bytes(data))
+    }
+}
+
+extension Services {
+    /// Runs `body` with a fresh folder of this server's scratch space, removed afterwards whatever happens.
+    func withScratch<T>(_ purpose: String, _ body: (URL) async throws -> T) async throws -> T {
+        let folder = scratch(purpose)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        return try await body(folder)
     }
 }
 

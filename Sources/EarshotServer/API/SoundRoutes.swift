@@ -36,15 +36,15 @@ enum SoundRoutes {
         router.add("GET", "/api/sounds/models/:name/onnx") { _, p in
             let classifier = try services.soundClassifier(named: p["name"])
             guard let model = classifier.model else { throw HTTPError(404, "no sound model named '\(p["name"])'") }
-            let folder = services.scratch("export")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: folder) }
-            let path = folder.appendingPathComponent("model.onnx").path
             let store = services.models
-            try await services.work.run { try await offload { try SoundClassifierExporter.export(model, embedder: classifier.embedder, store: store, to: path) } }
-            return HTTPResponse(status: 200, headers: [("Content-Type", "application/octet-stream"),
-                                                       ("Content-Disposition", "attachment; filename=\"\(p["name"]).onnx\"")],
-                                body: .bytes(try Data(contentsOf: URL(fileURLWithPath: path))))
+            return try await services.withScratch("export") { folder in
+                let path = folder.appendingPathComponent("model.onnx").path
+                try await services.work.run {
+                    try await offload { try SoundClassifierExporter.export(model, embedder: classifier.embedder, store: store, to: path) }
+                }
+                return .attachment(try Data(contentsOf: URL(fileURLWithPath: path)), name: "\(p["name"]).onnx",
+                                   contentType: "application/octet-stream")
+            }
         }
         router.add("POST", "/api/sounds/train") { request, _ in try await SoundTraining.train(request, services) }
         router.add("POST", "/api/sounds/models/:name/evaluate") { request, p in try await SoundTraining.evaluate(request, services, model: p["name"]) }

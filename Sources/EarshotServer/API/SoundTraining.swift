@@ -9,32 +9,23 @@ enum SoundTraining {
     static func train(_ request: HTTPRequest, _ services: Services) async throws -> HTTPResponse {
         guard let name = request.field("name") else { throw HTTPError(400, "give the model a 'name'") }
         let output = try services.soundModelPath(name, mustExist: false)
-        let folder = services.scratch("training")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        do {
-            let root = try unpack(request, into: folder)
-            let store = services.models
-            return try await Jobs.run(request, services, status: 201, uploads: request.allFiles) { emit in
-                defer { try? FileManager.default.removeItem(at: folder) }
-                return try await offload {
-                    let trainer = try SoundClassifierTrainer(features: nil, for: root.path, store: store)
-                    let result = try trainer.train(folder: root.path, progress: { emit("progress", Progress(step: $0.step.rawValue, done: $0.done, total: $0.total)) },
-                                                   onEpoch: { emit("epoch", $0) })
-                    try result.model.save(to: output.path)
-                    var summary = result.summary(savedAt: name)
-                    // paths inside the upload, not on the server
-                    summary.skipped = summary.skipped.map { skipped in
-                        var s = skipped
-                        s.path = s.path.replacingOccurrences(of: root.path + "/", with: "")
-                        s.reason = s.reason.replacingOccurrences(of: root.path + "/", with: "")
-                        return s
-                    }
-                    return summary
+        let store = services.models
+        return try await job(request, services, status: 201) { root, emit in
+            try await offload {
+                let trainer = try SoundClassifierTrainer(features: nil, for: root.path, store: store)
+                let result = try trainer.train(folder: root.path, progress: { emit("progress", Progress(step: $0.step.rawValue, done: $0.done, total: $0.total)) },
+                                               onEpoch: { emit("epoch", $0) })
+                try result.model.save(to: output.path)
+                var summary = result.summary(savedAt: name)
+                // paths inside the upload, not on the server
+                summary.skipped = summary.skipped.map { skipped in
+                    var s = skipped
+                    s.path = s.path.replacingOccurrences(of: root.path + "/", with: "")
+                    s.reason = s.reason.replacingOccurrences(of: root.path + "/", with: "")
+                    return s
                 }
+                return summary
             }
-        } catch {
-            try? FileManager.default.removeItem(at: folder)
-            throw error
         }
     }
 
@@ -42,17 +33,27 @@ enum SoundTraining {
     static func evaluate(_ request: HTTPRequest, _ services: Services, model name: String) async throws -> HTTPResponse {
         let classifier = try services.soundClassifier(named: name)
         guard let model = classifier.model else { throw HTTPError(404, "no sound model named '\(name)'") }
+        return try await job(request, services) { root, emit in
+            try await offload {
+                try SoundClassifierTrainer(embedder: classifier.embedder).evaluate(model, folder: root.path) {
+                    emit("progress", Progress(step: $0.step.rawValue, done: $0.done, total: $0.total))
+                }
+            }
+        }
+    }
+
+    /// The labelled audio the request carries, unpacked into a scratch folder that lives as long as the job
+    /// (which may outlive this handler when its progress streams).
+    private static func job<T: Encodable & Sendable>(_ request: HTTPRequest, _ services: Services, status: Int = 200,
+                                                     _ work: @escaping @Sendable (URL, @escaping Jobs.Emit) async throws -> T)
+        async throws -> HTTPResponse {
         let folder = services.scratch("training")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         do {
             let root = try unpack(request, into: folder)
-            return try await Jobs.run(request, services, uploads: request.allFiles) { emit in
+            return try await Jobs.run(request, services, status: status, uploads: request.allFiles) { emit in
                 defer { try? FileManager.default.removeItem(at: folder) }
-                return try await offload {
-                    try SoundClassifierTrainer(embedder: classifier.embedder).evaluate(model, folder: root.path) {
-                        emit("progress", Progress(step: $0.step.rawValue, done: $0.done, total: $0.total))
-                    }
-                }
+                return try await work(root, emit)
             }
         } catch {
             try? FileManager.default.removeItem(at: folder)

@@ -47,15 +47,12 @@ enum VoiceRoutes {
         }
         router.add("GET", "/api/voices/:name/export") { request, p in
             let voices = try services.voices()
-            let folder = services.scratch("export")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: folder) }
-            let path = folder.appendingPathComponent("voice.onnx").path
-            let profile = try await voices.export(p["name"], to: path)
-            return HTTPResponse(status: 200, headers: [
-                ("Content-Type", "application/octet-stream"),
-                ("Content-Disposition", "attachment; filename=\"\(SafeName.fileName(profile.name)).onnx\""),
-                ("X-Earshot-Threshold", String(profile.threshold))], body: .bytes(try Data(contentsOf: URL(fileURLWithPath: path))))
+            return try await services.withScratch("export") { folder in
+                let path = folder.appendingPathComponent("voice.onnx").path
+                let profile = try await voices.export(p["name"], to: path)
+                return .attachment(try Data(contentsOf: URL(fileURLWithPath: path)), name: "\(SafeName.fileName(profile.name)).onnx",
+                                   contentType: "application/octet-stream", headers: [("X-Earshot-Threshold", String(profile.threshold))])
+            }
         }
     }
 }
