@@ -89,10 +89,3 @@ public final class AppServer: Sendable {
         notesWorker?.stop()
     }
 }
-
-extension HTTPRequest {
-    var allFiles: [UploadedFile] {
-        if case let .form(_, files) = body { return files.values.flatMap { $0 } }
-        return []
-    }
-}

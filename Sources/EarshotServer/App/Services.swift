@@ -12,8 +12,8 @@ final class Services: Sendable {
     let live = LiveSessions()
     /// Set when a note is added through the API: the background worker starts on it at once.
     let notesArrived = Locked(false)
-    private let notesLibrary = Locked<NotesLibrary?>(nil)
-    private let voiceID = Locked<VoiceID?>(nil)
+    private let notesLibrary = OnFirstUse<NotesLibrary>()
+    private let voiceID = OnFirstUse<VoiceID>()
 
     /// This process's temporary files (uploads, exports, unpacked training sets): `$EARSHOT_HOME/server/run-PID`.
     /// Those of servers that died (killed mid-upload) are removed at start; other running servers keep theirs.
@@ -45,22 +45,10 @@ final class Services: Sendable {
 
     /// The notes store, opened on first use (a store that needs repair answers 503 until it is repaired).
     func notes() throws -> NotesLibrary {
-        try notesLibrary.withLock { library in
-            if let library { return library }
-            let opened = try NotesLibrary(directory: configuration.notesDirectory, modelStore: models)
-            library = opened
-            return opened
-        }
+        try notesLibrary.value { try NotesLibrary(directory: configuration.notesDirectory, modelStore: models) }
     }
 
-    func voices() throws -> VoiceID {
-        try voiceID.withLock { voices in
-            if let voices { return voices }
-            let opened = try VoiceID(store: models)
-            voices = opened
-            return opened
-        }
-    }
+    func voices() throws -> VoiceID { try voiceID.value { try VoiceID(store: models) } }
 
     /// The built-in classifier, or a trained one kept in the app's folder by name.
     func soundClassifier(named name: String?) throws -> SoundClassifier {
@@ -78,6 +66,20 @@ final class Services: Sendable {
             throw HTTPError(404, "no sound model named '\(name)'")
         }
         return url
+    }
+}
+
+/// A value made on first use and kept; a failure is not kept (the next call tries again, e.g. after a repair).
+final class OnFirstUse<Value: Sendable>: Sendable {
+    private let made = Locked<Value?>(nil)
+
+    func value(_ make: () throws -> Value) throws -> Value {
+        try made.withLock { made in
+            if let made { return made }
+            let value = try make()
+            made = value
+            return value
+        }
     }
 }
 

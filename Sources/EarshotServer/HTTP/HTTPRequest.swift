@@ -49,4 +49,10 @@ public struct HTTPRequest: Sendable {
         if case let .form(_, files) = body { return files[name] ?? [] }
         return []
     }
+
+    /// Every uploaded file, whatever its field.
+    public var allFiles: [UploadedFile] {
+        if case let .form(_, files) = body { return files.values.flatMap { $0 } }
+        return []
+    }
 }
