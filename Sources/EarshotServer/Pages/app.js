@@ -60,6 +60,18 @@ const Earshot = {
     return Earshot.escape(snippet).replaceAll("\uE000", "<mark>").replaceAll("\uE001", "</mark>");
   },
 
+  // a message in an element's error style (as text: a message never becomes markup)
+  showError(element, message) {
+    element.innerHTML = `<span class="error">${Earshot.escape(message)}</span>`;
+  },
+
+  // a list of labelled bars: items of { label, value (0..1), text }
+  bars(list, items) {
+    list.innerHTML = items.map((item) => `<li><span>${Earshot.escape(item.label)}</span>
+      <span class="bar"><span></span></span><span>${Earshot.escape(item.text)}</span></li>`).join("");
+    list.querySelectorAll(".bar span").forEach((bar, i) => { bar.style.width = `${Math.round(items[i].value * 100)}%`; });
+  },
+
   clock(seconds) {
     const s = Math.max(0, Math.floor(seconds));
     return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
@@ -170,6 +182,41 @@ class LiveSession {
     await this.sending();
     // the server sends the last results, then "end"
     await fetch(`/api/live/${this.opened.id}`, { method: "DELETE" }).catch(() => {});
+  }
+}
+
+// A button that starts and stops a live session: `idle` is its label at rest; `open()` makes the session,
+// `onEvent` gets its events; failures are shown in `status`.
+class LiveButton {
+  constructor(button, idle, status, open, onEvent) {
+    this.button = button; this.idle = idle; this.status = status; this.open = open; this.onEvent = onEvent;
+    button.addEventListener("click", () => (this.session ? this.stop() : this.start()));
+  }
+
+  async start() {
+    const session = this.open();
+    if (!session) return;
+    this.session = session;
+    try {
+      await session.start((name, data) => {
+        if (name === "error") Earshot.showError(this.status, data.error.message);
+        this.onEvent(name, data);
+      });
+    } catch (error) {
+      this.session = null;
+      Earshot.showError(this.status, error.message);
+      return;
+    }
+    this.button.textContent = "■ Stop";
+    this.button.classList.add("recording");
+  }
+
+  async stop() {
+    const session = this.session;
+    this.session = null;
+    await session.stop();
+    this.button.textContent = this.idle;
+    this.button.classList.remove("recording");
   }
 }
 

@@ -11,7 +11,7 @@ function onEvent(name, data) {
     line.textContent = data.text;
     $("lines").appendChild(line);
   }
-  if (name === "error") $("status").innerHTML = `<span class="error">${Earshot.escape(data.error.message)}</span>`;
+  if (name === "error") Earshot.showError($("status"), data.error.message);
   if (name === "end") $("status").textContent = "Stopped.";
 }
 
@@ -36,7 +36,7 @@ $("start").addEventListener("click", async () => {
     await session.start(onEvent, (level) => { $("level").value = level; });
   } catch (error) {
     session = null;
-    $("status").innerHTML = `<span class="error">${Earshot.escape(error.message)}</span>`;
+    Earshot.showError($("status"), error.message);
     return;
   }
   $("lines").innerHTML = "";
@@ -55,6 +55,6 @@ async function save(ended) {
     $("status").innerHTML = `Saved as <a href="/notes">note ${note.id}</a>.`;
     $("save").disabled = true;
   } catch (error) {
-    $("status").innerHTML = `<span class="error">${Earshot.escape(error.message)}</span>`;
+    Earshot.showError($("status"), error.message);
   }
 }

@@ -79,7 +79,7 @@ async function upload(blob, name) {
     await refresh();
     show(note.id, false);
   } catch (error) {
-    $("record-status").innerHTML = `<span class="error">${Earshot.escape(error.message)}</span>`;
+    Earshot.showError($("record-status"), error.message);
   }
 }
 
@@ -100,7 +100,7 @@ $("record").addEventListener("click", async () => {
     await microphone.start((chunk) => chunks.push(chunk), (level) => { $("level").value = level; });
   } catch (error) {
     microphone = null;
-    $("record-status").innerHTML = `<span class="error">No microphone: ${Earshot.escape(error.message)}</span>`;
+    Earshot.showError($("record-status"), `No microphone: ${error.message}`);
     return;
   }
   $("record").textContent = "■ Stop and save";

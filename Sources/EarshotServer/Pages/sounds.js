@@ -1,36 +1,14 @@
 // Sounds: live labels from the built-in or a trained classifier; a trainer for your own labels.
 "use strict";
 const $ = (id) => document.getElementById(id);
-let session = null;
 const examples = new Map();   // label → [Blob]
 
 function bars(top) {
-  $("bars").innerHTML = top.map((s) => `<li><span>${Earshot.escape(s.label)}</span>
-    <span class="bar"><span data-width="${Math.round(s.confidence * 100)}"></span></span><span>${Math.round(s.confidence * 100)}%</span></li>`).join("");
-  for (const bar of document.querySelectorAll("#bars .bar span")) bar.style.width = `${bar.dataset.width}%`;
+  Earshot.bars($("bars"), top.map((s) => ({ label: s.label, value: s.confidence, text: `${Math.round(s.confidence * 100)}%` })));
 }
 
-$("listen").addEventListener("click", async () => {
-  if (session) {
-    await session.stop();
-    session = null;
-    $("listen").textContent = "● Listen";
-    $("listen").classList.remove("recording");
-    return;
-  }
-  session = new LiveSession("sound", { model: $("model").value });
-  try {
-    await session.start((name, data) => {
-      if (name === "sound") { $("now").textContent = data.top.length ? data.top[0].label : "—"; bars(data.top); }
-      if (name === "error") $("live-status").innerHTML = `<span class="error">${Earshot.escape(data.error.message)}</span>`;
-    });
-  } catch (error) {
-    session = null;
-    $("live-status").innerHTML = `<span class="error">${Earshot.escape(error.message)}</span>`;
-    return;
-  }
-  $("listen").textContent = "■ Stop";
-  $("listen").classList.add("recording");
+new LiveButton($("listen"), "● Listen", $("live-status"), () => new LiveSession("sound", { model: $("model").value }), (name, data) => {
+  if (name === "sound") { $("now").textContent = data.top.length ? data.top[0].label : "—"; bars(data.top); }
 });
 
 function renderLabels() {
@@ -58,7 +36,7 @@ $("labels").addEventListener("click", async (event) => {
   try {
     examples.get(button.dataset.record).push(await Microphone.clip(2));
   } catch (error) {
-    $("train-status").innerHTML = `<span class="error">${Earshot.escape(error.message)}</span>`;
+    Earshot.showError($("train-status"), error.message);
   }
   renderLabels();
 });
@@ -104,7 +82,7 @@ $("train").addEventListener("click", async () => {
     $("train-status").textContent = `Trained “${$("model-name").value}”${accuracy}. Choose it above and press Listen to try it.`;
     loadModels();
   } catch (error) {
-    $("train-status").innerHTML = `<span class="error">${Earshot.escape(error.message)}</span>`;
+    Earshot.showError($("train-status"), error.message);
   }
   $("train").disabled = false;
 });

@@ -33,7 +33,7 @@ function transcribe(file) {
     let answer = {};
     try { answer = JSON.parse(request.responseText); } catch (_) { /* shown below */ }
     if (request.status !== 200) {
-      item.querySelector("[role=status]").innerHTML = `<span class="error">${Earshot.escape(answer.error ? answer.error.message : request.statusText)}</span>`;
+      Earshot.showError(item.querySelector("[role=status]"), answer.error ? answer.error.message : request.statusText);
       item.querySelector("progress").remove();
       return;
     }
@@ -48,7 +48,7 @@ function transcribe(file) {
       Earshot.download(new Blob([formats[format](answer)], { type: "text/plain" }), `${base}.${format}`);
     });
   };
-  request.onerror = () => { item.querySelector("[role=status]").innerHTML = '<span class="error">The server could not be reached.</span>'; };
+  request.onerror = () => Earshot.showError(item.querySelector("[role=status]"), "The server could not be reached.");
   request.send(form);
 }
 

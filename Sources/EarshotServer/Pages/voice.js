@@ -21,7 +21,7 @@ $("prompts").addEventListener("click", async (event) => {
     clips[i] = await Microphone.clip(10, (fraction) => { $(`clip-${i}`).value = fraction; });
     $(`clip-state-${i}`).textContent = "recorded";
   } catch (error) {
-    $("enrol-status").innerHTML = `<span class="error">${Earshot.escape(error.message)}</span>`;
+    Earshot.showError($("enrol-status"), error.message);
   }
   button.disabled = false;
   $("enrol").disabled = clips.filter(Boolean).length < 3;
@@ -29,7 +29,7 @@ $("prompts").addEventListener("click", async (event) => {
 
 $("enrol").addEventListener("click", async () => {
   const name = $("person").value.trim();
-  if (!name) { $("enrol-status").innerHTML = '<span class="error">Give the person a name.</span>'; $("person").focus(); return; }
+  if (!name) { Earshot.showError($("enrol-status"), "Give the person a name."); $("person").focus(); return; }
   const form = new FormData();
   clips.forEach((clip, i) => { if (clip) form.append("clips", clip, `clip-${i + 1}.wav`); });
   $("enrol").disabled = true;
@@ -43,7 +43,7 @@ $("enrol").addEventListener("click", async () => {
     await loadPeople();
     $("who").value = result.name;
   } catch (error) {
-    $("enrol-status").innerHTML = `<span class="error">${Earshot.escape(error.message)}</span>`;
+    Earshot.showError($("enrol-status"), error.message);
   }
   $("enrol").disabled = false;
 });
@@ -66,38 +66,20 @@ async function check(path) {
     $("check-status").textContent = "";
     return result;
   } catch (error) {
-    $("check-status").innerHTML = `<span class="error">${Earshot.escape(error.message)}</span>`;
+    Earshot.showError($("check-status"), error.message);
     return null;
   }
 }
 
 // "Is it them?": a live voice session scores the last 4 s of the microphone every second
-let live = null;
-$("verify").addEventListener("click", async () => {
-  if (live) {
-    await live.stop();
-    live = null;
-    $("verify").textContent = "● Check live";
-    $("verify").classList.remove("recording");
-    $("check-status").textContent = "";
-    return;
-  }
-  if (!$("who").value) { $("check-status").textContent = "Enrol someone first."; return; }
-  live = new LiveSession("voice", { name: $("who").value });
-  try {
-    await live.start((name, data) => {
-      if (name === "voice") { showScore(data); $("check-status").textContent = "Listening…"; }
-      if (name === "silence") $("check-status").textContent = "Listening… (say something)";
-      if (name === "error") $("check-status").innerHTML = `<span class="error">${Earshot.escape(data.error.message)}</span>`;
-    });
-  } catch (error) {
-    live = null;
-    $("check-status").innerHTML = `<span class="error">${Earshot.escape(error.message)}</span>`;
-    return;
-  }
-  $("verify").textContent = "■ Stop";
-  $("verify").classList.add("recording");
+new LiveButton($("verify"), "● Check live", $("check-status"), () => {
+  if (!$("who").value) { $("check-status").textContent = "Enrol someone first."; return null; }
   $("check-status").textContent = "Listening…";
+  return new LiveSession("voice", { name: $("who").value });
+}, (name, data) => {
+  if (name === "voice") { showScore(data); $("check-status").textContent = "Listening…"; }
+  if (name === "silence") $("check-status").textContent = "Listening… (say something)";
+  if (name === "end") $("check-status").textContent = "";
 });
 
 $("identify").addEventListener("click", async () => {
@@ -105,9 +87,7 @@ $("identify").addEventListener("click", async () => {
   if (!result) return;
   if (result.ranking.length) showScore(result.ranking[0]);
   $("verdict").textContent = result.speaker ? `It's ${result.speaker}` : "Nobody enrolled";
-  $("ranking").innerHTML = result.ranking.map((s) => `<li><span>${Earshot.escape(s.name)}</span>
-    <span class="bar"><span data-width="${Math.round(s.probability * 100)}"></span></span><span>${s.probability.toFixed(2)}</span></li>`).join("");
-  for (const bar of document.querySelectorAll("#ranking .bar span")) bar.style.width = `${bar.dataset.width}%`;
+  Earshot.bars($("ranking"), result.ranking.map((s) => ({ label: s.name, value: s.probability, text: s.probability.toFixed(2) })));
 });
 
 async function loadPeople() {
