@@ -1,5 +1,6 @@
 import EarshotCore
 import EarshotNotes
+import EarshotServer
 import EarshotVoice
 import Foundation
 
@@ -11,6 +12,7 @@ enum ErrorHints {
             return "pipe audio in instead, e.g.: arecord -q -t raw -f S16_LE -r 16000 -c 1 - | earshot listen -"
         }
         if case NotesError.unknownNote = error { return "earshot notes list shows the ids" }
+        if case ServerError.cannotListen = error { return "choose a free port with --port (0 picks one), or an address of this machine with --host" }
         if case NotesError.needsRepair = error {
             return "run `earshot notes repair` to rebuild the notes from the recordings (a damaged database is kept aside)"
         }
