@@ -13,6 +13,9 @@ import Foundation
 ///     let hits = try await notes.search("budget")
 public actor NotesLibrary {
     public nonisolated let directory: URL
+    /// Why the store is open read-only, when its database is damaged (see `NotesStore.damage`): reads show
+    /// what they can, changes are refused until `repair`.
+    public nonisolated let damage: String?
     private let store: NotesStore
     private let pipeline: NotesPipeline
     private let searcher: NotesSearch
@@ -25,6 +28,7 @@ public actor NotesLibrary {
                 modelStore: ModelStore = ModelStore()) throws {
         self.directory = directory
         store = try NotesStore(directory: directory)
+        damage = store.damage
         pipeline = NotesPipeline(store: store, options: options, modelStore: modelStore)
         searcher = NotesSearch(store: store, modelStore: modelStore)
     }
@@ -61,6 +65,7 @@ public actor NotesLibrary {
     public func record(from source: any AudioSource, tags: [String] = [], maxSeconds: Double = 3600,
                        shouldStop: @Sendable () -> Bool = { false },
                        onChunk: (@Sendable (_ chunk: [Float], _ seconds: Double) -> Void)? = nil) async throws -> Recording {
+        try store.requireWritable()  // before anyone speaks into it
         let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "-")
         let file = directory.appendingPathComponent("recordings/recording-\(stamp)-\(UUID().uuidString.prefix(8)).wav")
         let recording = try await AudioRecorder.record(source, to: file, maxSeconds: maxSeconds, shouldStop: shouldStop, onChunk: onChunk)
@@ -79,6 +84,7 @@ public actor NotesLibrary {
     /// those of `note`. `onEvent` reports each stage as it starts and ends.
     @discardableResult
     public func process(note: Int? = nil, onEvent: (@Sendable (NotesPipeline.Event) -> Void)? = nil) async throws -> ProcessSummary {
+        try store.requireWritable()
         let failures = Locked(0)
         let ran = try await pipeline.run(only: note) { event in
             if case .failed = event { failures.withLock { $0 += 1 } }

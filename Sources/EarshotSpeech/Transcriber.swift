@@ -61,31 +61,52 @@ public actor Transcriber {
         try instances.instance(for: Key(configuration: configuration, home: store.home)) { try Transcriber(configuration, store: store) }
     }
 
-    /// Transcribes an audio file in any format (or standard input, "-").
-    /// - Parameter progress: called with the fraction done.
-    public func transcribe(file path: String, progress: (@Sendable (Double) -> Void)? = nil) throws -> Transcript {
-        try transcribe(try loader.load(path: path), source: path, progress: progress)
+    /// Transcribes an audio file in any format (or standard input, "-"), read a block at a time: memory
+    /// stays the same however long the recording. `source` names it in the transcript (the path if nil).
+    /// - Parameter progress: called with the fraction done, when the file says how long it is.
+    public func transcribe(file path: String, source: String? = nil,
+                           progress: (@Sendable (Double) -> Void)? = nil) throws -> Transcript {
+        let stream = try AudioFileStream(path: path, sampleRate: SpeechRecognizer.sampleRate)
+        let expected = stream.expectedDuration
+        return try transcribe(source: source ?? path, next: stream.read) {
+            if let expected, let progress { progress(min(1, stream.durationRead / max(expected, 1e-9))) }
+        }
     }
 
     /// Transcribes audio already in memory, at any sample rate. `source` names it in the transcript.
     public func transcribe(_ audio: AudioBuffer, source: String, progress: (@Sendable (Double) -> Void)? = nil) throws -> Transcript {
-        let rate = Double(SpeechRecognizer.sampleRate)
         let audio = audio.sampleRate == SpeechRecognizer.sampleRate
             ? audio : try Resampler.resample(audio, to: SpeechRecognizer.sampleRate)
-        let pieces = segmenter.pieces(of: audio, detector: detector) { progress?($0 * 0.05) }
-        let total = pieces.reduce(0) { $0 + $1.read.end - $1.read.start }
-        var done = 0
+        var position = 0
+        return try transcribe(source: source, next: {
+            guard position < audio.samples.count else { return nil }
+            let end = min(audio.samples.count, position + SpeechRecognizer.sampleRate)
+            defer { position = end }
+            return Array(audio.samples[position..<end])
+        }, progress: { progress?(Double(position) / Double(max(1, audio.samples.count))) })
+    }
+
+    /// Finds the pieces as the blocks come (`next` returns nil at the end) and reads each with Whisper.
+    private func transcribe(source: String, next: () throws -> [Float]?, progress: () -> Void) throws -> Transcript {
+        let rate = Double(SpeechRecognizer.sampleRate)
+        let pieces = PieceStream(segmenter: segmenter, detector: detector, sampleRate: SpeechRecognizer.sampleRate)
         var segments: [TranscriptSegment] = []
-        for piece in pieces {
-            let text = recognizer.recognize(audio.samples[piece.read.start..<piece.read.end])
-            done += piece.read.end - piece.read.start
-            progress?(0.05 + 0.95 * Double(done) / Double(max(1, total)))
-            guard !text.isEmpty else { continue }
-            segments.append(TranscriptSegment(start: Double(piece.speech.start) / rate,
-                                              end: Double(piece.speech.end) / rate, text: text))
+        func read(_ ready: [PieceStream.Ready]) {
+            for item in ready {
+                let text = recognizer.recognize(item.samples)
+                progress()
+                guard !text.isEmpty else { continue }
+                segments.append(TranscriptSegment(start: Double(item.piece.speech.start) / rate,
+                                                  end: Double(item.piece.speech.end) / rate, text: text))
+            }
         }
-        progress?(1)
-        return Transcript(source: source, model: recognizer.model.rawValue, duration: audio.duration, segments: segments)
+        while let block = try next() {
+            read(pieces.append(block))
+            progress()
+        }
+        read(pieces.finish())
+        return Transcript(source: source, model: recognizer.model.rawValue, duration: Double(pieces.length) / rate,
+                          segments: segments)
     }
 
     /// Live transcription of `source`: partial text about once a second while someone speaks, and a final

@@ -81,7 +81,7 @@ final class AudioFileLoaderTests: XCTestCase {
             (fifo, "fifo.wav: cannot read file (not a regular file (a pipe or a device)"),
             (forged, "forged.wav: damaged audio (its header says 1 Hz; real audio is sampled at 1 kHz to 768 kHz)"),
             (huge, "huge-rate.wav: damaged audio (its header says"),
-            (nan, "nan.wav: damaged audio (3 of its 16000 samples are not finite numbers (NaN or infinity) or lie beyond ±1,000,000)"),
+            (nan, "nan.wav: damaged audio (3 samples from 0:00.50 on are not finite numbers (NaN or infinity) or lie beyond ±1,000,000)"),
             (empty, "empty.wav: file is empty"),
             (text, "notes.txt: not an audio file"),
             (zero, "zero.wav: contains no audio samples"),
@@ -95,6 +95,45 @@ final class AudioFileLoaderTests: XCTestCase {
                 XCTAssertTrue(error.localizedDescription.contains(message), "\(error.localizedDescription) lacks \(message)")
                 XCTAssertFalse(error.localizedDescription.contains("\n"), "one line")
             }
+        }
+    }
+}
+
+/// Given a recording read a block at a time, expect exactly the samples of decoding it whole, and memory
+/// that does not depend on its length.
+final class AudioFileStreamTests: XCTestCase {
+    func testBlocksEqualTheWholeFileDecodedAtOnce() throws {
+        let dir = TestAudio.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // 60 s of 44.1 kHz stereo: many blocks, channels that differ, a rate to convert
+        let left = TestAudio.tone(frequency: 440, seconds: 60, rate: 44100, amplitude: 0.3)
+        let right = TestAudio.tone(frequency: 1200, seconds: 60, rate: 44100, amplitude: 0.2)
+        let data = TestAudio.wav16(zip(left, right).flatMap { [$0, $1] }, rate: 44100, channels: 2)
+        let url = dir.appendingPathComponent("long.wav")
+        try data.write(to: url)
+
+        let whole = try Resampler.resample(try WAVDecoder().decode(data, path: "long.wav").downmixed(), to: 16000)
+        let stream = try AudioFileStream(path: url.path, sampleRate: 16000)
+        XCTAssertEqual(try XCTUnwrap(stream.expectedDuration), 60, accuracy: 1e-9)
+        var samples: [Float] = []
+        var largest = 0
+        while let block = try stream.read() {
+            samples += block
+            largest = max(largest, block.count)
+        }
+        XCTAssertEqual(samples, whole.samples)
+        XCTAssertLessThanOrEqual(largest, 2 * 16000, "blocks of about a second, however long the file")
+        XCTAssertEqual(stream.durationRead, 60, accuracy: 1e-9)
+    }
+
+    func testDamageIsReportedWhereItIs() throws {
+        var floats = TestAudio.tone(frequency: 440, seconds: 90, rate: 16000)
+        floats[83 * 16000 + 8000] = .nan
+        let data = TestAudio.wavFile(format: 3, channels: 1, rate: 16000, bits: 32, body: floats.withUnsafeBytes { Data($0) })
+        let stream = try AudioFileStream(data: data, name: "late.wav", sampleRate: 16000)
+        XCTAssertThrowsError(try { while try stream.read() != nil {} }()) { error in
+            XCTAssertEqual(error.localizedDescription, "late.wav: damaged audio (a sample at 1:23.50 is not a finite number "
+                + "(NaN or infinity) or lies beyond ±1,000,000)")
         }
     }
 }

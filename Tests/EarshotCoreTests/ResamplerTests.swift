@@ -30,6 +30,27 @@ final class ResamplerTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(Self.analyse(Array(out[1600..<30400]), rate: 16000, frequency: 1000).snr, 60)
     }
 
+    /// Recordings are resampled a block at a time as they are read: uneven blocks must give exactly the
+    /// samples of one call over the whole recording, or a transcript would depend on how a file was read.
+    func testBlocksGiveExactlyTheSamplesOfOneCall() throws {
+        var state: UInt32 = 7
+        let noise = (0..<(3 * 44100 + 17)).map { _ -> Float in
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return Float(state >> 8) / Float(1 << 24) - 0.5
+        }
+        let whole = try Resampler.resample(AudioBuffer(samples: noise, sampleRate: 44100), to: 16000).samples
+        let resampler = try StreamingResampler(from: 44100, to: 16000)
+        var blocks: [Float] = []
+        var start = 0
+        for size in [1, 4410, 65536, 333, 20000] + Array(repeating: 9000, count: 20) where start < noise.count {
+            blocks += resampler.process(Array(noise[start..<min(noise.count, start + size)]))
+            start += size
+        }
+        blocks += resampler.process([], flush: true)
+        XCTAssertEqual(blocks.count, whole.count)
+        XCTAssertEqual(blocks, whole)
+    }
+
     /// Least-squares fit of a sinusoid at `frequency`: SNR of fit vs residual, and the strongest DFT bin.
     static func analyse(_ x: [Float], rate: Int, frequency: Double) -> (snr: Double, peak: Double) {
         let w = 2 * Double.pi * frequency / Double(rate)

@@ -77,6 +77,46 @@ final class NotesStoreTests: XCTestCase {
         }
     }
 
+    /// A database whose header is sound but whose pages fail SQLite's quick check opens read-only: what can
+    /// be read is shown, every change is refused naming the repair, and the damaged file is not written to.
+    func testDamagedPagesOpenReadOnlyAndRefuseChanges() throws {
+        let path = try fixture.speech("Remember to call the plumber.", name: "memo.wav")
+        let database = fixture.notesDirectory.appendingPathComponent("notes.db")
+        do {  // closed before the damage, so SQLite does not write over it
+            let store = try fixture.store()
+            try store.add(path: path, tags: ["home"])
+            try store.add(path: path)
+        }
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database.path + suffix) }
+        var bytes = try Data(contentsOf: database)
+        let page = 4096
+        XCTAssertGreaterThanOrEqual(bytes.count / page, 4)
+        for i in (bytes.count - page)..<bytes.count { bytes[i] = 0x5A }  // the last page: garbage
+        try bytes.write(to: database)
+        let recordings = try FileManager.default.contentsOfDirectory(atPath: fixture.notesDirectory.appendingPathComponent("audio").path)
+
+        let store = try fixture.store()
+        let damage = try XCTUnwrap(store.damage)
+        XCTAssertTrue(damage.hasPrefix("the notes database is damaged ("), damage)
+        func expectRefusal(_ what: String, _ change: () throws -> Void) {
+            XCTAssertThrowsError(try change(), what) {
+                guard case let .needsRepair(_, problem, count) = $0 as? NotesError else { return XCTFail("\(what): \($0)") }
+                XCTAssertTrue(problem.hasSuffix("it is open read-only"), problem)
+                XCTAssertEqual(count, 2)
+            }
+        }
+        XCTAssertEqual(try store.list().map(\.tags), [[], ["home"]], "what the damage left readable is shown")
+        expectRefusal("add") { try store.add(path: path) }
+        expectRefusal("edit") { try store.edit(1, title: "plumber") }
+        expectRefusal("delete") { try store.delete(1) }
+        XCTAssertEqual(try Data(contentsOf: database), bytes, "the damaged file is left as it was")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: fixture.notesDirectory.appendingPathComponent("audio").path),
+                       recordings, "no recording copied in")
+
+        XCTAssertEqual(try NotesStore.repair(directory: fixture.notesDirectory).recovered, 2)
+        XCTAssertNil(try fixture.store().damage)
+    }
+
     func testNonAudioCorruptAndMissingFilesAreRefusedAndNothingIsStored() throws {
         let store = try fixture.store()
         let text = fixture.home.appendingPathComponent("notes.txt")

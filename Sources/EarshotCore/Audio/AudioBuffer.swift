@@ -28,17 +28,23 @@ public struct DecodedAudio: Sendable {
 
     /// Averages the channels into one.
     public func downmixed() -> AudioBuffer {
-        guard channels > 1 else { return AudioBuffer(samples: interleaved, sampleRate: sampleRate) }
-        var mono = [Float](repeating: 0, count: frameCount)
+        AudioBuffer(samples: Self.downmix(interleaved, channels: channels), sampleRate: sampleRate)
+    }
+
+    /// Interleaved frames averaged into one channel.
+    static func downmix(_ interleaved: [Float], channels: Int) -> [Float] {
+        guard channels > 1 else { return interleaved }
+        let frames = interleaved.count / channels
+        var mono = [Float](repeating: 0, count: frames)
         let scale = 1 / Float(channels)
         interleaved.withUnsafeBufferPointer { src in
-            for frame in 0..<frameCount {
+            for frame in 0..<frames {
                 var sum: Float = 0
                 let base = frame * channels
                 for c in 0..<channels { sum += src[base + c] }
                 mono[frame] = sum * scale
             }
         }
-        return AudioBuffer(samples: mono, sampleRate: sampleRate)
+        return mono
     }
 }

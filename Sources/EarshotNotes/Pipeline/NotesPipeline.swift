@@ -127,8 +127,7 @@ public final class NotesPipeline {
         case .transcribe:
             let transcriber = try Transcriber.shared(Transcriber.Configuration(model: options.whisper, threads: options.threads),
                                                      store: modelStore)
-            let audio = try AudioFileLoader().load(path: note.audioPath)
-            let transcript = try await transcriber.transcribe(audio, source: note.sourceName)
+            let transcript = try await transcriber.transcribe(file: note.audioPath, source: note.sourceName)
             let segments = String(decoding: try JSONEncoder().encode(transcript.segments), as: UTF8.self)
             // a key-word title at once, so the list shows the topic before the language model has run
             let keywords = Titles.keywords(from: transcript.text)

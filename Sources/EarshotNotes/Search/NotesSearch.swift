@@ -98,11 +98,11 @@ public final class NotesSearch {
                 Hit(id: $0[0].int ?? 0, title: $0[1].string ?? "", created: Date(timeIntervalSince1970: $0[2].double ?? 0),
                     snippet: $0[3].string ?? "", score: $0[4].double ?? 0)
             }
-        } catch let error as SQLiteDatabase.Failure where !error.isBusy && !error.isDiskFull {
+        } catch let error as SQLiteDatabase.Failure where !error.isBusy && !error.isDiskFull && !error.isCorrupt {
             let problem = error.message.replacingOccurrences(of: "fts5: ", with: "")
             throw NotesError.badQuery(query: original, problem: "malformed search syntax (\(problem)); quote words or drop the operators")
         } catch let error as SQLiteDatabase.Failure {
-            throw NotesStore.storageError(error, path: store.directory.path)
+            throw store.failure(error)
         }
     }
 

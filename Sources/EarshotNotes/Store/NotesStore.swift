@@ -15,9 +15,14 @@ public final class NotesStore {
         store.home.appendingPathComponent("notes")
     }
 
+    /// Why the database is open read-only, when it is: it failed SQLite's quick check. What can still be
+    /// read is shown; every change is refused with `NotesError.needsRepair` (writing into a damaged file
+    /// would spread the damage) until `NotesLibrary.repair` rebuilds it.
+    public let damage: String?
+
     /// Opens the store, creating it when the folder is new. Refuses, with `NotesError.needsRepair`, a store
     /// whose database is missing or empty while recordings remain (starting afresh would orphan them and
-    /// reuse their ids) or whose database fails SQLite's quick check (writing into it would spread the damage).
+    /// reuse their ids) or cannot be read at all; one that fails SQLite's quick check opens read-only.
     public convenience init(directory: URL = NotesStore.defaultDirectory()) throws {
         try self.init(directory: directory, rebuilding: false)
     }
@@ -39,18 +44,28 @@ public final class NotesStore {
         }
         do {
             db = try SQLiteDatabase(path: path)
-            let check = try db.query("PRAGMA quick_check").compactMap { $0.first?.string }
-            guard check == ["ok"] else {
-                throw NotesError.needsRepair(path: path, problem: "the notes database is damaged (\(check.prefix(2).joined(separator: "; ")))",
-                                             recordings: Self.recordings(in: audioDirectory).count)
+            damage = try Self.quickCheck(db)
+            if damage != nil {
+                try db.execute("PRAGMA query_only = ON")
+            } else {
+                try NotesSchema.migrate(db)
             }
-            try NotesSchema.migrate(db)
         } catch let error as SQLiteDatabase.Failure {
-            if error.isCorrupt {
+            if error.isCorrupt {  // not even the header can be read
                 throw NotesError.needsRepair(path: path, problem: "the notes database is damaged (\(error.message))",
                                              recordings: Self.recordings(in: audioDirectory).count)
             }
             throw Self.storageError(error, path: directory.path)
+        }
+    }
+
+    /// What SQLite's quick check finds wrong, or nil when the database is sound.
+    private static func quickCheck(_ db: SQLiteDatabase) throws -> String? {
+        do {
+            let check = try db.query("PRAGMA quick_check").compactMap { $0.first?.string }
+            return check == ["ok"] ? nil : "the notes database is damaged (\(check.prefix(2).joined(separator: "; ")))"
+        } catch let error as SQLiteDatabase.Failure where error.isCorrupt {
+            return "the notes database is damaged (\(error.message))"
         }
     }
 
@@ -66,8 +81,25 @@ public final class NotesStore {
     @discardableResult
     func guarded<T>(_ body: () throws -> T) throws -> T {
         do { return try body() } catch let error as SQLiteDatabase.Failure {
-            throw Self.storageError(error, path: directory.path)
+            throw failure(error)
         }
+    }
+
+    /// A change refused up front while the database is damaged (before a recording is copied in).
+    func requireWritable() throws {
+        if let damage { throw damagedError(damage) }
+    }
+
+    /// An SQLite failure as a message about the store; on a damaged database, a refused write or an
+    /// unreadable page says so and names the repair.
+    func failure(_ error: SQLiteDatabase.Failure) -> NotesError {
+        if let damage, error.isReadOnly || error.isCorrupt { return damagedError(damage) }
+        return Self.storageError(error, path: directory.path)
+    }
+
+    private func damagedError(_ damage: String) -> NotesError {
+        .needsRepair(path: directory.appendingPathComponent(Self.databaseName).path, problem: damage + "; it is open read-only",
+                     recordings: Self.recordings(in: audioDirectory).count)
     }
 
     static func storageError(_ error: SQLiteDatabase.Failure, path: String) -> NotesError {
@@ -92,6 +124,7 @@ public final class NotesStore {
     /// decoded first: anything that is not audio is refused and nothing is stored.
     @discardableResult
     public func add(path: String, tags: [String] = [], created: Date = Date(), sourceName: String? = nil) throws -> Int {
+        try requireWritable()
         let duration: Double
         do { duration = try AudioFileLoader().duration(path: path) } catch {
             throw NotesError.notAudio(path: path, problem: Self.audioProblem(error, path: path))

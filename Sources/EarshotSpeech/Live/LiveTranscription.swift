@@ -109,37 +109,3 @@ public struct LiveTranscription {
         finish(detector.flush())
     }
 }
-
-/// The recent audio of a live stream, addressed by absolute sample index, with arrival times.
-struct AudioHistory {
-    private var buffer: [Float] = []
-    private var first = 0  // absolute index of buffer[0]
-    private var arrivals: [(end: Int, time: Date)] = []
-    let keep: Int
-
-    init(keep: Int) { self.keep = keep }
-
-    var end: Int { first + buffer.count }
-
-    mutating func append(_ chunk: [Float]) {
-        buffer += chunk
-        arrivals.append((end, Date()))
-        if buffer.count > 2 * keep {  // trim in large steps so appends stay cheap
-            let drop = buffer.count - keep
-            buffer.removeFirst(drop)
-            first += drop
-            arrivals.removeAll { $0.end < first }
-        }
-    }
-
-    func samples(from start: Int, to stop: Int) -> ArraySlice<Float> {
-        let a = max(first, start) - first
-        let b = min(end, stop) - first
-        return a < b ? buffer[a..<b] : []
-    }
-
-    /// When the chunk holding sample `index` arrived.
-    func arrival(of index: Int) -> Date {
-        arrivals.first { $0.end > index }?.time ?? arrivals.last?.time ?? Date()
-    }
-}

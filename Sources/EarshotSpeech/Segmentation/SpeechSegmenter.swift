@@ -22,23 +22,17 @@ public struct SpeechSegmenter: Sendable {
         public var read: SpeechRegion
     }
 
-    public func pieces(of audio: AudioBuffer, detector: VoiceActivityDetector,
-                       progress: ((Double) -> Void)? = nil) -> [Piece] {
-        var regions: [SpeechRegion] = []
-        let step = audio.sampleRate / 2
+    /// The pieces of a whole recording in memory (the same as `Transcriber` finds reading it a block at a time).
+    public func pieces(of audio: AudioBuffer, detector: VoiceActivityDetector) -> [Piece] {
+        let stream = PieceStream(segmenter: self, detector: detector, sampleRate: audio.sampleRate)
+        var pieces: [Piece] = []
         var position = 0
         while position < audio.samples.count {
-            let end = min(audio.samples.count, position + step)
-            regions += detector.accept(audio.samples[position..<end])
+            let end = min(audio.samples.count, position + audio.sampleRate)
+            pieces += stream.append(Array(audio.samples[position..<end])).map(\.piece)
             position = end
-            progress?(Double(position) / Double(max(1, audio.samples.count)))
         }
-        regions += detector.flush()
-        detector.reset()
-        let tight = regions.compactMap {
-            Self.trimQuiet($0, audio: audio.samples[$0.start..<$0.end], sampleRate: audio.sampleRate)
-        }
-        return pieces(from: tight, sampleRate: audio.sampleRate, totalSamples: audio.samples.count)
+        return pieces + stream.finish().map(\.piece)
     }
 
     /// The VAD closes a region only after a stretch of silence and keeps some of it: cut the region back to
@@ -66,12 +60,17 @@ public struct SpeechSegmenter: Sendable {
         return SpeechRegion(start: start, end: min(totalSamples, speech.end + Int(tailPadding * rate)))
     }
 
+    /// Whether `region` is read together with `last`, the region before it.
+    func joins(_ region: SpeechRegion, _ last: SpeechRegion, sampleRate: Int) -> Bool {
+        let rate = Double(sampleRate)
+        return Double(region.start - last.end) / rate <= mergeGap && Double(region.end - last.start) / rate <= mergeLimit
+    }
+
     func pieces(from regions: [SpeechRegion], sampleRate: Int, totalSamples: Int) -> [Piece] {
         let rate = Double(sampleRate)
         var merged: [SpeechRegion] = []
         for region in regions.sorted(by: { $0.start < $1.start }) {
-            if let last = merged.last, Double(region.start - last.end) / rate <= mergeGap,
-               Double(region.end - last.start) / rate <= mergeLimit {
+            if let last = merged.last, joins(region, last, sampleRate: sampleRate) {
                 merged[merged.count - 1].end = max(last.end, region.end)
             } else {
                 merged.append(region)

@@ -10,7 +10,8 @@ enum TranscribeCommand {
         discussion: """
         Speech is found with a voice-activity detector and each stretch is read by Whisper, so files of any
         length work and silence yields no text. WAV, FLAC, Ogg, MP3 and AIFF are read directly; m4a, webm
-        and other containers through ffmpeg. '-' reads a whole file from standard input.
+        and other containers through ffmpeg. '-' reads a whole file from standard input. Recordings are read
+        a block at a time, so a two-hour file needs no more memory than a minute.
         """,
         options: SpeechOptions.all + [
             Option(name: "format", value: "fmt", help: "txt (default), srt, vtt or json."),
@@ -42,16 +43,15 @@ enum TranscribeCommand {
             }
         }
         let transcriber = try Transcriber.shared(speech)
-        let loader = AudioFileLoader(sampleRate: SpeechRecognizer.sampleRate)
         var failures = 0
         var jsonDocuments: [String] = []
         for path in args.positionals {
             do {
-                let audio = try loader.load(path: path)
+                // drawn only once the work has taken a second, so short files never flash a bar
                 let bar = ProgressBar(label: (path as NSString).lastPathComponent, total: 1,
-                                      enabled: StandardError.isTerminal && !args.flag("no-progress") && audio.duration > 20)
+                                      enabled: StandardError.isTerminal && !args.flag("no-progress"), after: 1)
                 let started = Date()
-                let transcript = try await transcriber.transcribe(audio, source: path) { bar.update($0) }
+                let transcript = try await transcriber.transcribe(file: path) { bar.update($0) }
                 bar.finish()
                 let elapsed = Date().timeIntervalSince(started)
                 let rendered = format.writer.render(transcript)
@@ -68,7 +68,7 @@ enum TranscribeCommand {
                 }
                 if StandardError.isTerminal {
                     StandardError.write(String(format: "%@: %.1f s of audio in %.1f s (%.1f× real time)\n",
-                                               path, audio.duration, elapsed, audio.duration / max(elapsed, 1e-6)))
+                                               path, transcript.duration, elapsed, transcript.duration / max(elapsed, 1e-6)))
                 }
             } catch let error as AudioError {
                 failures += 1

@@ -9,18 +9,21 @@ final class ProgressBar: @unchecked Sendable {
     private let started = Date()
     private var lastDraw = Date.distantPast
     private let lock = NSLock()
+    /// Seconds of work before the bar is first drawn.
+    private let delay: Double
 
-    init(label: String, total: Double, enabled: Bool = StandardError.isTerminal) {
+    init(label: String, total: Double, enabled: Bool = StandardError.isTerminal, after delay: Double = 0) {
         self.label = label
         self.total = max(total, 1e-9)
         self.enabled = enabled
+        self.delay = delay
     }
 
     func update(_ done: Double, detail: String = "") {
         guard enabled else { return }
         lock.lock(); defer { lock.unlock() }
         let now = Date()
-        guard now.timeIntervalSince(lastDraw) > 0.1 || done >= total else { return }
+        guard now.timeIntervalSince(started) >= delay, now.timeIntervalSince(lastDraw) > 0.1 || done >= total else { return }
         lastDraw = now
         let fraction = min(1, max(0, done / total))
         let width = 28

@@ -1,7 +1,8 @@
 import Foundation
 
-/// Opens any audio the user points at and returns it as mono float samples at one rate.
-/// WAV is read natively, FLAC/Ogg/MP3/AIFF through libsndfile, anything else through ffmpeg.
+/// Opens any audio the user points at and returns it whole, as mono float samples at one rate.
+/// WAV is read natively, FLAC/Ogg/MP3/AIFF through libsndfile, anything else through ffmpeg; the reading
+/// itself is `AudioFileStream`'s, which long recordings use directly so memory does not grow with length.
 public struct AudioFileLoader: Sendable {
     public let sampleRate: Int
 
@@ -14,88 +15,31 @@ public struct AudioFileLoader: Sendable {
 
     /// Loads a file, or standard input when `path` is "-".
     public func load(path: String) throws -> AudioBuffer {
-        try Resampler.resample(try decoded(path: path).downmixed(), to: sampleRate)
+        try Self.readAll(try AudioFileStream(path: path, sampleRate: sampleRate))
+    }
+
+    /// Loads audio held in memory (for example read from a pipe); `name` is used in messages.
+    public func load(data: Data, name: String) throws -> AudioBuffer {
+        try Self.readAll(try AudioFileStream(data: data, name: name, sampleRate: sampleRate))
     }
 
     /// Checks that a file decodes and returns its length in seconds, without resampling (voice notes
     /// accept or refuse a recording this way before storing it).
     public func duration(path: String) throws -> Double {
-        if path != "-", let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped),
-           Self.sniff(data) == .wav, let (frames, rate) = try? WAVDecoder().inspect(data, path: path), Self.sampleRates.contains(rate) {
-            return Double(frames) / Double(rate)  // the header says it all; anything odd is decoded in full below
-        }
-        let audio = try decoded(path: path)
-        return Double(audio.frameCount) / Double(audio.sampleRate)
+        try AudioFileStream(path: path, sampleRate: sampleRate).measureDuration()
     }
 
-    private func decoded(path: String) throws -> DecodedAudio {
-        if path == "-" { return try decode(data: try Self.standardInput(), name: "<stdin>") }
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw AudioError.unreadable(path: path, reason: errno == ENOENT ? "no such file" : String(cString: strerror(errno)))
+    private static func readAll(_ stream: AudioFileStream) throws -> AudioBuffer {
+        var samples: [Float] = []
+        if let seconds = stream.expectedDuration, seconds < 24 * 3600 {
+            samples.reserveCapacity(Int(seconds * Double(stream.sampleRate)) + 1024)
         }
-        switch info.st_mode & S_IFMT {
-        case S_IFREG: break
-        case S_IFDIR: throw AudioError.unreadable(path: path, reason: "is a directory")
-        default:  // a FIFO or a device (/dev/zero) never ends or cannot be read twice
-            throw AudioError.unreadable(path: path, reason: "not a regular file (a pipe or a device); send a stream to '-' instead")
-        }
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path), options: .mappedIfSafe) } catch {
-            throw AudioError.unreadable(path: path, reason: (error as NSError).localizedFailureReason ?? "permission denied")
-        }
-        return try decode(data: data, path: path, name: path)
-    }
-
-    /// Loads audio held in memory (for example read from a pipe); `name` is used in messages.
-    public func load(data: Data, name: String) throws -> AudioBuffer {
-        try Resampler.resample(try decode(data: data, name: name).downmixed(), to: sampleRate)
-    }
-
-    private func decode(data: Data, name: String) throws -> DecodedAudio {
-        if Self.sniff(data) == .wav { return try decode(data: data, path: nil, name: name) }
-        // libsndfile and ffmpeg read from files: spill the bytes to a private temporary file
-        let temp = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-\(UUID().uuidString)")
-        do { try data.write(to: temp) } catch {
-            throw AudioError.unreadable(path: name, reason: "cannot write temporary copy: \(error.localizedDescription)")
-        }
-        defer { try? FileManager.default.removeItem(at: temp) }
-        return try decode(data: data, path: temp.path, name: name)
-    }
-
-    private func decode(data: Data, path: String?, name: String) throws -> DecodedAudio {
-        guard !data.isEmpty else { throw AudioError.empty(path: name) }
-        let decoded: DecodedAudio
-        switch Self.sniff(data) {
-        case .wav:
-            decoded = try WAVDecoder().decode(data, path: name)
-        case .sndfile:
-            do {
-                decoded = try SndFileDecoder().decode(path: path!, displayName: name)
-            } catch let error as AudioError {
-                guard FFmpegDecoder.executable != nil else { throw error }
-                decoded = try FFmpegDecoder().decode(path: path!, displayName: name)
-            }
-        case .ffmpegOnly, .unknown:
-            if FFmpegDecoder.executable == nil && Self.sniff(data) == .unknown {
-                throw AudioError.notAudio(path: name, detail: "unrecognised content; ffmpeg is not installed to try harder")
-            }
-            decoded = try FFmpegDecoder().decode(path: path!, displayName: name)
-        }
-        guard decoded.frameCount > 0 else { throw AudioError.noSamples(path: name) }
-        try Self.check(rate: decoded.sampleRate, name: name)
-        // one NaN would spread through every filter and network and silently empty the result; float samples
-        // beyond a million (sound is ±1) overflow to infinity in mixing and filtering
-        let damaged = decoded.interleaved.reduce(0) { $1.isFinite && abs($1) <= Self.largestSample ? $0 : $0 + 1 }
-        guard damaged == 0 else {
-            throw AudioError.damaged(path: name, detail: "\(damaged) of its \(decoded.interleaved.count) samples are not finite numbers "
-                + "(NaN or infinity) or lie beyond ±1,000,000")
-        }
-        return decoded
+        while let block = try stream.read() { samples += block }
+        return AudioBuffer(samples: samples, sampleRate: stream.sampleRate)
     }
 
     /// The most standard input may hold: a little over 3 h of 48 kHz stereo 32-bit audio (`cat /dev/zero`
-    /// must end in an error, not in running out of memory).
+    /// must end in an error, not in running out of memory or disk).
     public static let standardInputLimit = 4 << 30
 
     /// Standard input read to its end, refused past `standardInputLimit`.

@@ -6,85 +6,70 @@ import Foundation
 public struct WAVDecoder: Sendable {
     public init() {}
 
-    private enum Encoding { case pcm, float }
-
-    private typealias Format = (encoding: Encoding, channels: Int, rate: Int, bits: Int, blockAlign: Int)
-
+    /// A whole WAV held in memory, decoded at once (tests, fuzzing).
     public func decode(_ data: Data, path: String) throws -> DecodedAudio {
-        let bytes = [UInt8](data)
-        let (fmt, body, usable) = try locate(bytes, path: path)
-        let samples = convert(bytes, from: body, count: usable / (fmt.bits / 8), fmt.encoding, bits: fmt.bits)
-        return DecodedAudio(interleaved: samples, channels: fmt.channels, sampleRate: fmt.rate)
+        let stream = try open(DataInput(data), path: path)
+        var samples: [Float] = []
+        while case let block = try stream.read(frames: 1 << 16), !block.isEmpty { samples += block }
+        return DecodedAudio(interleaved: samples, channels: stream.channels, sampleRate: stream.sampleRate)
     }
 
-    /// Frames and rate from the header alone, with the same checks as `decode` (voice notes accept a
-    /// 10-minute recording in milliseconds this way).
-    public func inspect(_ data: Data, path: String) throws -> (frames: Int, sampleRate: Int) {
-        // only the chunk headers are read; the bytes of the samples are not touched
-        let bytes = [UInt8](data.prefix(1 << 16))
-        let (fmt, _, usable) = try locate(bytes, path: path, totalCount: data.count)
-        guard usable > 0 else { throw AudioError.noSamples(path: path) }
-        return (usable / fmt.blockAlign, fmt.rate)
-    }
-
-    /// The format, where the samples start, and how many bytes of whole frames there are. `bytes` may be
-    /// the start of a file of `totalCount` bytes as long as it holds the header.
-    private func locate(_ bytes: [UInt8], path: String, totalCount: Int? = nil) throws -> (Format, Int, Int) {
-        let total = totalCount ?? bytes.count
-        guard bytes.count >= 12, tag(bytes, 0) == "RIFF", tag(bytes, 8) == "WAVE" else {
+    /// Reads the chunks up to the first sample; the samples are then read a block at a time. Chunks are
+    /// taken in order, so a pipe (ffmpeg's output) works as well as a file.
+    func open(_ input: ByteInput, path: String) throws -> WAVStream {
+        let riff = try input.read(12)
+        guard riff.count == 12, tag(riff, 0) == "RIFF", tag(riff, 8) == "WAVE" else {
             throw AudioError.notAudio(path: path, detail: "no RIFF/WAVE header")
         }
-        var offset = 12
-        var format: Format?
-        while offset + 8 <= bytes.count {
-            let id = tag(bytes, offset)
-            let size = Int(le32(bytes, offset + 4))
-            let body = offset + 8
-            switch id {
+        var format: WAVStream.Format?
+        while true {
+            let header = try input.read(8)
+            guard header.count == 8 else {
+                throw AudioError.truncated(path: path, detail: format == nil ? "no fmt chunk" : "no data chunk")
+            }
+            let size = Int(le32(header, 4))
+            switch tag(header, 0) {
             case "fmt ":
-                guard size >= 16, body + 16 <= bytes.count else {
+                let body = try input.read(min(size, 40))  // the rest of a long fmt chunk says nothing we use
+                guard size >= 16, body.count >= 16 else {
                     throw AudioError.truncated(path: path, detail: "fmt chunk is cut short")
                 }
-                format = try parseFormat(bytes, at: body, size: size, path: path)
+                format = try parseFormat(body, size: size, path: path)
+                try input.skip(size - body.count + (size & 1))
             case "data":
                 guard let fmt = format else {
                     throw AudioError.unsupported(path: path, detail: "data chunk before fmt chunk")
                 }
-                let available = total - body
-                let streamed = size == 0xFFFF_FFFF || (size == 0 && available > 0)
-                if !streamed && size > available {
+                let available = input.remaining
+                let streamed = size == 0xFFFF_FFFF || (size == 0 && available != 0)
+                if !streamed, let available, size > available {
                     throw AudioError.truncated(
                         path: path, detail: "header promises \(size) bytes of audio, file holds \(available)")
                 }
-                let length = streamed ? available : size
-                return (fmt, body, length - length % fmt.blockAlign)
+                let length = streamed ? available : size  // nil: a pipe, read to its end
+                return WAVStream(input: input, format: fmt, bytes: length.map { $0 - $0 % fmt.blockAlign })
             default:
-                break
+                try input.skip(size + (size & 1))  // chunks are padded to even sizes
             }
-            offset = body + size + (size & 1)  // chunks are padded to even sizes
         }
-        if format == nil { throw AudioError.truncated(path: path, detail: "no fmt chunk") }
-        throw AudioError.truncated(path: path, detail: "no data chunk")
     }
 
-    private func parseFormat(_ b: [UInt8], at p: Int, size: Int, path: String) throws
-        -> (encoding: Encoding, channels: Int, rate: Int, bits: Int, blockAlign: Int)
-    {
-        var code = Int(le16(b, p))
-        let channels = Int(le16(b, p + 2))
-        let rate = Int(le32(b, p + 4))
-        let blockAlign = Int(le16(b, p + 12))
-        let bits = Int(le16(b, p + 14))
+    private func parseFormat(_ b: [UInt8], size: Int, path: String) throws -> WAVStream.Format {
+        var code = Int(le16(b, 0))
+        let channels = Int(le16(b, 2))
+        let rate = Int(le32(b, 4))
+        let blockAlign = Int(le16(b, 12))
+        let bits = Int(le16(b, 14))
         if code == 0xFFFE {  // WAVE_FORMAT_EXTENSIBLE: the real code opens the sub-format GUID
-            guard size >= 40, p + 26 <= b.count else {
+            guard size >= 40, b.count >= 26 else {
                 throw AudioError.truncated(path: path, detail: "extensible fmt chunk is cut short")
             }
-            code = Int(le16(b, p + 24))
+            code = Int(le16(b, 24))
         }
         guard channels > 0, rate > 0 else {
             throw AudioError.unsupported(path: path, detail: "\(channels) channels at \(rate) Hz")
         }
-        let encoding: Encoding
+        let encoding: WAVStream.Encoding
         switch (code, bits) {
         case (1, 8), (1, 16), (1, 24), (1, 32): encoding = .pcm
         case (3, 32), (3, 64): encoding = .float
@@ -94,14 +79,49 @@ public struct WAVDecoder: Sendable {
         guard blockAlign == channels * bits / 8 else {
             throw AudioError.unsupported(path: path, detail: "block align \(blockAlign) does not match \(channels)×\(bits) bits")
         }
-        return (encoding, channels, rate, bits, blockAlign)
+        return WAVStream.Format(encoding: encoding, channels: channels, rate: rate, bits: bits, blockAlign: blockAlign)
     }
 
-    private func convert(_ b: [UInt8], from start: Int, count: Int, _ encoding: Encoding, bits: Int) -> [Float] {
+    private func tag(_ b: [UInt8], _ p: Int) -> String {
+        String(decoding: b[p..<min(p + 4, b.count)], as: UTF8.self)
+    }
+}
+
+/// The samples of a WAV after its header, a block of frames at a time.
+final class WAVStream: BlockDecoder {
+    enum Encoding { case pcm, float }
+    struct Format { var encoding: Encoding; var channels: Int; var rate: Int; var bits: Int; var blockAlign: Int }
+
+    private let input: ByteInput
+    private let format: Format
+    /// Bytes of whole frames still to read; nil when the input is read to its end.
+    private var bytesLeft: Int?
+
+    init(input: ByteInput, format: Format, bytes: Int?) {
+        self.input = input
+        self.format = format
+        bytesLeft = bytes
+        frameCount = bytes.map { $0 / format.blockAlign }
+    }
+
+    var channels: Int { format.channels }
+    var sampleRate: Int { format.rate }
+    let frameCount: Int?
+
+    func read(frames: Int) throws -> [Float] {
+        let wanted = min(frames * format.blockAlign, bytesLeft ?? .max)
+        guard wanted > 0 else { return [] }
+        var bytes = try input.read(wanted)
+        bytes.removeLast(bytes.count % format.blockAlign)  // a pipe may end inside a frame
+        bytesLeft = bytesLeft.map { bytes.count < wanted ? 0 : $0 - bytes.count }
+        return convert(bytes)
+    }
+
+    private func convert(_ b: [UInt8]) -> [Float] {
+        let count = b.count / (format.bits / 8)
         var out = [Float](repeating: 0, count: count)
-        b.withUnsafeBufferPointer { raw in
-            let src = raw.baseAddress! + start
-            switch (encoding, bits) {
+        b.withUnsafeBufferPointer { src in
+            switch (format.encoding, format.bits) {
             case (.pcm, 8):
                 for i in 0..<count { out[i] = (Float(src[i]) - 128) / 128 }
             case (.pcm, 16):
@@ -114,21 +134,17 @@ public struct WAVDecoder: Sendable {
                     out[i] = Float(Int32(bitPattern: u) >> 8) / 8_388_608
                 }
             case (.pcm, _):
-                for i in 0..<count { out[i] = Float(Int32(bitPattern: le32(raw, start + 4 * i))) / 2_147_483_648 }
+                for i in 0..<count { out[i] = Float(Int32(bitPattern: le32(src, 4 * i))) / 2_147_483_648 }
             case (.float, 32):
-                for i in 0..<count { out[i] = Float(bitPattern: le32(raw, start + 4 * i)) }
+                for i in 0..<count { out[i] = Float(bitPattern: le32(src, 4 * i)) }
             case (.float, _):
                 for i in 0..<count {
-                    let u = UInt64(le32(raw, start + 8 * i)) | UInt64(le32(raw, start + 8 * i + 4)) << 32
+                    let u = UInt64(le32(src, 8 * i)) | UInt64(le32(src, 8 * i + 4)) << 32
                     out[i] = Float(Double(bitPattern: u))
                 }
             }
         }
         return out
-    }
-
-    private func tag(_ b: [UInt8], _ p: Int) -> String {
-        String(decoding: b[p..<min(p + 4, b.count)], as: UTF8.self)
     }
 }
 

@@ -43,6 +43,16 @@ enum NotesCommand {
         return try NotesLibrary(options: options)
     }
 
+    /// The notes library for reading: a damaged database still shows what can be read, with a warning.
+    static func readableLibrary() throws -> NotesLibrary {
+        let library = try NotesLibrary()
+        if let damage = library.damage {
+            StandardError.write("warning: \(damage); showing what can still be read (read-only): "
+                + "run `earshot notes repair` to rebuild the notes from their recordings\n")
+        }
+        return library
+    }
+
     static func noteID(_ text: String?, _ args: ParsedArguments) throws -> Int {
         guard let text else { throw UsageError(message: "give a note id (earshot notes list shows them)", path: args.path) }
         guard let id = Int(text), id > 0 else { throw UsageError(message: "'\(text)' is not a note id", path: args.path) }

@@ -60,7 +60,7 @@ enum NotesExportCommand {
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         guard let dir = args.value("output") else { throw UsageError(message: "give a folder with -o", path: args.path) }
         let format: NotesExporter.Format = try args.choice("format", default: .md)
-        let library = try NotesLibrary()
+        let library = try NotesCommand.readableLibrary()
         let ids: [Int]
         if args.flag("all") {
             guard args.positionals.isEmpty else { throw UsageError(message: "give ids or --all, not both", path: args.path) }

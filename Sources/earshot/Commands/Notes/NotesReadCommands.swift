@@ -24,7 +24,7 @@ enum NotesListCommand {
             since = d
         }
         let limit = args.value("limit") == nil ? nil : try args.int("limit", default: 0, range: 1...1_000_000)
-        let notes = try await NotesLibrary().list(since: since, tag: args.value("tag"), limit: limit)
+        let notes = try await NotesCommand.readableLibrary().list(since: since, tag: args.value("tag"), limit: limit)
         if args.flag("json") {
             try JSONOutput.document(notes.map(\.overview))
             return 0
@@ -49,7 +49,7 @@ enum NotesShowCommand {
         run: run)
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
-        let note = try await NotesLibrary().note(try NotesCommand.noteID(args.positionals.first, args))
+        let note = try await NotesCommand.readableLibrary().note(try NotesCommand.noteID(args.positionals.first, args))
         if args.flag("json") {
             print(try NotesExporter.render(note, format: .json), terminator: "")
             return 0
@@ -88,7 +88,7 @@ enum NotesSearchCommand {
         let limit = try args.int("limit", default: 10, range: 1...1000)
         let json = args.flag("json")
         let marks = json || isatty(1) != 1 ? NotesSearch.Highlight.brackets : NotesSearch.Highlight(open: "\u{1B}[1m", close: "\u{1B}[0m")
-        let hits = try await NotesLibrary().search(query, mode: mode, limit: limit, highlight: marks)
+        let hits = try await NotesCommand.readableLibrary().search(query, mode: mode, limit: limit, highlight: marks)
         if json {
             try JSONOutput.document(hits)
             return 0

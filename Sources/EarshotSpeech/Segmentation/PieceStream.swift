@@ -1,0 +1,104 @@
+import EarshotCore
+
+/// `SpeechSegmenter` over a recording that arrives a block at a time: it finds the same pieces as over
+/// the whole recording, hands each one over with its samples as soon as no later audio can change it,
+/// and holds only the audio a piece may still need, so memory does not grow with the recording.
+final class PieceStream {
+    /// A piece and the samples Whisper reads for it.
+    struct Ready {
+        var piece: SpeechSegmenter.Piece
+        var samples: ArraySlice<Float>
+    }
+
+    private let segmenter: SpeechSegmenter
+    private let detector: VoiceActivityDetector
+    private let rate: Int
+    private var history = AudioHistory(keep: nil)
+    /// Samples not yet given to the detector: it is fed in steps of exactly half a second, wherever the
+    /// blocks happen to end, so its regions do not depend on how the recording was read.
+    private var unheard: [Float] = []
+    private var heard = 0
+    /// Where the detector last said no speech was going on. A region it reports later starts after this
+    /// (less the ~0.3 s it reaches back when speech begins; `reach` allows more).
+    private var lastQuiet = 0
+    private let reach: Int
+    /// Neighbouring regions merged so far, which a later region may still join.
+    private var open: SpeechRegion?
+    /// Merged regions no later region can join, waiting for their trailing padding to arrive.
+    private var decided: [SpeechRegion] = []
+
+    init(segmenter: SpeechSegmenter, detector: VoiceActivityDetector, sampleRate: Int) {
+        self.segmenter = segmenter
+        self.detector = detector
+        rate = sampleRate
+        reach = 3 * sampleRate / 2
+        detector.reset()
+    }
+
+    /// Samples of the recording so far.
+    var length: Int { history.end }
+    /// Samples held now (at most about a minute, however long the recording).
+    var samplesHeld: Int { history.count + unheard.count }
+
+    /// Adds the next block; returns the pieces it completed, in order.
+    func append(_ block: [Float]) -> [Ready] {
+        history.append(block)
+        unheard += block
+        let step = rate / 2
+        var offset = 0
+        while unheard.count - offset >= step {
+            take(detector.accept(unheard[offset..<(offset + step)]))
+            offset += step
+            heard += step
+            if !detector.isSpeaking { lastQuiet = heard }
+        }
+        unheard.removeFirst(offset)
+        if let region = open, Double(lastQuiet - reach - region.end) / Double(rate) > segmenter.mergeGap {
+            decided.append(region)
+            open = nil
+        }
+        let ready = release(total: nil)
+        let oldest = [open?.start, decided.first?.start, lastQuiet - reach].compactMap { $0 }.min()!
+        history.forget(before: segmenter.readRange(of: SpeechRegion(start: max(0, oldest), end: max(0, oldest)),
+                                                   sampleRate: rate, totalSamples: .max).start)
+        return ready
+    }
+
+    /// Ends the recording: the pieces still held.
+    func finish() -> [Ready] {
+        if !unheard.isEmpty { take(detector.accept(unheard[...])) }
+        heard += unheard.count
+        unheard = []
+        take(detector.flush())
+        detector.reset()
+        if let region = open { decided.append(region) }
+        open = nil
+        return release(total: history.end)
+    }
+
+    /// Regions the detector closed: trimmed to their sound, then merged into `open` or starting a new one.
+    private func take(_ regions: [SpeechRegion]) {
+        for heard in regions {
+            guard let region = SpeechSegmenter.trimQuiet(heard, audio: history.samples(from: heard.start, to: heard.end),
+                                                         sampleRate: rate) else { continue }
+            if let last = open, segmenter.joins(region, last, sampleRate: rate) {
+                open!.end = max(last.end, region.end)
+            } else {
+                if let last = open { decided.append(last) }
+                open = region
+            }
+        }
+    }
+
+    /// The decided regions whose audio has all arrived (all of them once `total` is known), as pieces.
+    private func release(total: Int?) -> [Ready] {
+        var ready: [Ready] = []
+        while let region = decided.first {
+            let pieces = segmenter.pieces(from: [region], sampleRate: rate, totalSamples: total ?? .max)
+            guard total != nil || pieces.last!.read.end <= history.end else { break }
+            decided.removeFirst()
+            ready += pieces.map { Ready(piece: $0, samples: history.samples(from: $0.read.start, to: $0.read.end)) }
+        }
+        return ready
+    }
+}
