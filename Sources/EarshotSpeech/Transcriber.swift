@@ -34,7 +34,6 @@ public actor Transcriber {
     private let recognizer: SpeechRecognizer
     private let detector: VoiceActivityDetector
     private let store: ModelStore
-    private let loader = AudioFileLoader(sampleRate: SpeechRecognizer.sampleRate)
     /// How recordings are cut into pieces for Whisper.
     private let segmenter = SpeechSegmenter()
 
@@ -94,6 +93,7 @@ public actor Transcriber {
         func read(_ ready: [PieceStream.Ready]) {
             for item in ready {
                 let text = recognizer.recognize(item.samples)
+                ProcessMemory.releaseFreeHeap()  // or hours of pieces leave the heap full of holes
                 progress()
                 guard !text.isEmpty else { continue }
                 segments.append(TranscriptSegment(start: Double(item.piece.speech.start) / rate,
