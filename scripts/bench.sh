@@ -33,4 +33,6 @@ status=0
 "$VENV/bin/python" "$ROOT/bench/notes.py" || status=1
 python3 "$ROOT/bench/server.py" || status=1
 "$VENV/bin/python" "$ROOT/bench/transcription.py" "$@" || status=1
+# two hours of 44.1 kHz stereo through each system once (about 14 minutes): peak memory and time
+"$VENV/bin/python" "$ROOT/bench/long_recording.py" || status=1
 exit $status
