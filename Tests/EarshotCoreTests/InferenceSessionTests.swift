@@ -11,6 +11,12 @@ final class InferenceSessionTests: XCTestCase {
         yamnet = try ModelStore().file("models/yamnet/yamnet.onnx", of: "YAMNet")
     }
 
+    /// sherpa-onnx's sessions get Earshot's options only if the program resolves OrtGetApiBase to Earshot's
+    /// definition; a link that lost it would let long transcriptions grow again without any other sign.
+    func testEverySessionIsCreatedWithoutTheMemoryArena() {
+        XCTAssertTrue(InferenceSession.sessionsFreeTheirMemory)
+    }
+
     func testVersionNamesAndShapes() throws {
         XCTAssertEqual(InferenceSession.runtimeVersion?.hasPrefix("1.28"), true, InferenceSession.runtimeVersion ?? "none")
         let session = try InferenceSession(path: yamnet)

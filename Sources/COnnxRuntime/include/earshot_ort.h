@@ -21,6 +21,10 @@ typedef void *EarshotOrtApi;  // const OrtApi*, used only as a table
 enum { EARSHOT_ORT_LOGGING_FATAL = 4, EARSHOT_ORT_ENABLE_ALL = 99 };
 enum { EARSHOT_ORT_FLOAT = 1, EARSHOT_ORT_UINT8 = 2, EARSHOT_ORT_INT8 = 3, EARSHOT_ORT_INT64 = 7 };
 
+/// Whether every ONNX Runtime session in the process, sherpa-onnx's included, is created without the CPU memory
+/// arena and memory patterns (earshot_ort_options.c): true when the process resolves OrtGetApiBase to Earshot's.
+int earshot_ort_options_in_effect(void);
+
 /// The API table for `version`, or NULL (this build accepts 1...28). Also returns the runtime's version.
 EarshotOrtApi earshot_ort_api(uint32_t version, const char **runtime_version);
 
