@@ -8,7 +8,7 @@ import time
 import unittest
 
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
@@ -38,7 +38,10 @@ def browser(microphone=None, width=1200, height=1400, phone=False):
 
 def wait(driver, seconds, condition, message):
     try:
-        return WebDriverWait(driver, seconds, poll_frequency=0.25).until(condition, message)
+        # the pages redraw what they poll (the notes list every 2 s): an element read just as it is replaced is
+        # looked up again at the next poll, not an error
+        return WebDriverWait(driver, seconds, poll_frequency=0.25,
+                             ignored_exceptions=(StaleElementReferenceException,)).until(condition, message)
     except TimeoutException:
         # what the page said about it, for the failure message
         said = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "[role=status]") if e.text]
