@@ -45,13 +45,20 @@ public struct AudioFileLoader: Sendable {
     /// Standard input read to its end, refused past `standardInputLimit`.
     public static func standardInput() throws -> Data {
         var data = Data()
+        try readStandardInput { data.append($0) }
+        return data
+    }
+
+    /// Standard input a megabyte at a time, refused past `standardInputLimit`.
+    static func readStandardInput(_ body: (Data) throws -> Void) throws {
+        var total = 0
         while let chunk = try FileHandle.standardInput.read(upToCount: 1 << 20), !chunk.isEmpty {
-            data.append(chunk)
-            guard data.count <= standardInputLimit else {
+            total += chunk.count
+            guard total <= standardInputLimit else {
                 throw AudioError.unsupported(path: "<stdin>", detail: "more than \(standardInputLimit >> 30) GB of input")
             }
+            try body(chunk)
         }
-        return data
     }
 
     /// The largest sample magnitude taken as sound (float audio is ±1; integer formats decode within it).

@@ -147,7 +147,8 @@ public final class AudioFileStream {
         let kind = AudioFileLoader.sniff(Data(try input.read(12)))
         switch kind {
         case .wav:
-            return try WAVDecoder().open(try FileInput(path: file, name: name), path: name)
+            try input.rewind()
+            return try WAVDecoder().open(input, path: name)
         case .sndfile:
             do { return try SndFileStream(path: file, displayName: name) } catch let error as AudioError {
                 guard FFmpegStream.executable != nil else { throw error }
@@ -170,15 +171,8 @@ public final class AudioFileStream {
             throw AudioError.unreadable(path: "<stdin>", reason: "cannot create a temporary copy in \(copy.deletingLastPathComponent().path)")
         }
         defer { try? out.close() }
-        var total = 0
         do {
-            while let chunk = try FileHandle.standardInput.read(upToCount: 1 << 20), !chunk.isEmpty {
-                total += chunk.count
-                guard total <= AudioFileLoader.standardInputLimit else {
-                    throw AudioError.unsupported(path: "<stdin>", detail: "more than \(AudioFileLoader.standardInputLimit >> 30) GB of input")
-                }
-                try out.write(contentsOf: chunk)
-            }
+            try AudioFileLoader.readStandardInput { try out.write(contentsOf: $0) }
         } catch {
             try? FileManager.default.removeItem(at: copy)
             if error is AudioError { throw error }

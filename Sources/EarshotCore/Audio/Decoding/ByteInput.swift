@@ -53,6 +53,15 @@ final class FileInput: ByteInput {
 
     var remaining: Int? { left }
 
+    /// Back to the first byte of a regular file (after its first bytes were read to tell its format).
+    func rewind() throws {
+        var info = stat()
+        guard fstat(fd, &info) == 0, lseek(fd, 0, SEEK_SET) == 0 else {
+            throw AudioError.unreadable(path: name, reason: String(cString: strerror(errno)))
+        }
+        left = Int(info.st_size)
+    }
+
     /// Skips by seeking where the file allows it, without reading the bytes.
     func skip(_ count: Int) throws {
         guard let size = left else { return try skipByReading(count) }
