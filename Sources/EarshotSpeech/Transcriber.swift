@@ -67,8 +67,8 @@ public actor Transcriber {
                            progress: (@Sendable (Double) -> Void)? = nil) throws -> Transcript {
         let stream = try AudioFileStream(path: path, sampleRate: SpeechRecognizer.sampleRate)
         let expected = stream.expectedDuration
-        return try transcribe(source: source ?? path, next: stream.read) {
-            if let expected, let progress { progress(min(1, stream.durationRead / max(expected, 1e-9))) }
+        return try transcribe(source: source ?? path, next: stream.read) { seconds in
+            if let expected, let progress { progress(min(1, seconds / max(expected, 1e-9))) }
         }
     }
 
@@ -76,17 +76,14 @@ public actor Transcriber {
     public func transcribe(_ audio: AudioBuffer, source: String, progress: (@Sendable (Double) -> Void)? = nil) throws -> Transcript {
         let audio = audio.sampleRate == SpeechRecognizer.sampleRate
             ? audio : try Resampler.resample(audio, to: SpeechRecognizer.sampleRate)
-        var position = 0
-        return try transcribe(source: source, next: {
-            guard position < audio.samples.count else { return nil }
-            let end = min(audio.samples.count, position + SpeechRecognizer.sampleRate)
-            defer { position = end }
-            return Array(audio.samples[position..<end])
-        }, progress: { progress?(Double(position) / Double(max(1, audio.samples.count))) })
+        return try transcribe(source: source, next: audio.blockReader(size: SpeechRecognizer.sampleRate)) { seconds in
+            progress?(min(1, seconds / max(audio.duration, 1e-9)))
+        }
     }
 
-    /// Finds the pieces as the blocks come (`next` returns nil at the end) and reads each with Whisper.
-    private func transcribe(source: String, next: () throws -> [Float]?, progress: () -> Void) throws -> Transcript {
+    /// Finds the pieces as the blocks come (`next` returns nil at the end) and reads each with Whisper;
+    /// `progress` hears the seconds of audio taken in so far.
+    private func transcribe(source: String, next: () throws -> [Float]?, progress: (Double) -> Void) throws -> Transcript {
         let rate = Double(SpeechRecognizer.sampleRate)
         let pieces = PieceStream(segmenter: segmenter, detector: detector, sampleRate: SpeechRecognizer.sampleRate)
         var segments: [TranscriptSegment] = []
@@ -94,7 +91,7 @@ public actor Transcriber {
             for item in ready {
                 let text = recognizer.recognize(item.samples)
                 ProcessMemory.releaseFreeHeap()  // or hours of pieces leave the heap full of holes
-                progress()
+                progress(Double(pieces.length) / rate)
                 guard !text.isEmpty else { continue }
                 segments.append(TranscriptSegment(start: Double(item.piece.speech.start) / rate,
                                                   end: Double(item.piece.speech.end) / rate, text: text))
@@ -102,7 +99,7 @@ public actor Transcriber {
         }
         while let block = try next() {
             read(pieces.append(block))
-            progress()
+            progress(Double(pieces.length) / rate)
         }
         read(pieces.finish())
         return Transcript(source: source, model: recognizer.model.rawValue, duration: Double(pieces.length) / rate,

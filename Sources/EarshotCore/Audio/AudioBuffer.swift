@@ -10,6 +10,17 @@ public struct AudioBuffer: Sendable, Equatable {
 
     /// Length in seconds.
     public var duration: Double { sampleRate > 0 ? Double(samples.count) / Double(sampleRate) : 0 }
+
+    /// The samples `size` at a time, then nil: audio in memory read like `AudioFileStream.read`.
+    public func blockReader(size: Int) -> () -> [Float]? {
+        var position = 0
+        return { [samples] in
+            guard position < samples.count else { return nil }
+            let end = min(samples.count, position + max(1, size))
+            defer { position = end }
+            return Array(samples[position..<end])
+        }
+    }
 }
 
 /// Interleaved multi-channel audio as a decoder produces it, before downmixing and resampling.

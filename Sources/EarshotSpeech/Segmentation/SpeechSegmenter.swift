@@ -26,12 +26,8 @@ public struct SpeechSegmenter: Sendable {
     public func pieces(of audio: AudioBuffer, detector: VoiceActivityDetector) -> [Piece] {
         let stream = PieceStream(segmenter: self, detector: detector, sampleRate: audio.sampleRate)
         var pieces: [Piece] = []
-        var position = 0
-        while position < audio.samples.count {
-            let end = min(audio.samples.count, position + audio.sampleRate)
-            pieces += stream.append(Array(audio.samples[position..<end])).map(\.piece)
-            position = end
-        }
+        let next = audio.blockReader(size: audio.sampleRate)
+        while let block = next() { pieces += stream.append(block).map(\.piece) }
         return pieces + stream.finish().map(\.piece)
     }
 

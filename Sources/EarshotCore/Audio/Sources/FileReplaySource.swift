@@ -40,12 +40,7 @@ public struct FileReplaySource: AudioSource {
             switch content {
             case let .decoded(source):
                 let audio = source.sampleRate == sampleRate ? source : try Resampler.resample(source, to: sampleRate)
-                var position = 0
-                next = {  // a second at a time, so taking chunks off the front stays cheap
-                    guard position < audio.samples.count else { return nil }
-                    defer { position = min(audio.samples.count, position + sampleRate) }
-                    return Array(audio.samples[position..<min(audio.samples.count, position + sampleRate)])
-                }
+                next = audio.blockReader(size: sampleRate)  // a second at a time, so taking chunks off the front stays cheap
             case let .file(path):
                 next = try AudioFileStream(path: path, sampleRate: sampleRate).read
             }
