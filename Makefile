@@ -7,11 +7,15 @@ SWIFT ?= swift
 
 .PHONY: setup build demo serve test client-tests examples tsan asan fuzz bench avx2-check clean
 
-# setup also builds the CLI to compute what needs Earshot's own code: the background voices' speaker
-# vectors that enrolment trains against (cached; recomputed only when the speaker network changes).
+# setup also builds the CLI to check every runtime on this CPU (earshot doctor, each network in a child process;
+# llama.cpp rebuilt in its portable form if it crashes) and to compute what needs Earshot's own code: the
+# background voices' speaker vectors that enrolment trains against (cached; recomputed only when the speaker
+# network changes).
 setup:
 	@scripts/setup.sh
 	$(SWIFT) build -c release --product earshot
+	$(SWIFT) build -c release --product earshot-language-runner
+	scripts/check-runtimes.sh
 	.build/release/earshot voice prepare
 
 build: setup

@@ -11,6 +11,8 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "earshot", targets: ["earshot"]),
+        // The process that owns a language model (crash isolation): the library finds it beside the program.
+        .executable(name: "earshot-language-runner", targets: ["earshot-language-runner"]),
         .library(name: "EarshotSpeech", targets: ["EarshotSpeech"]),
         .library(name: "EarshotSound", targets: ["EarshotSound"]),
         .library(name: "EarshotVoice", targets: ["EarshotVoice"]),
@@ -56,6 +58,9 @@ let package = Package(
         .executableTarget(name: "earshot", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotSound", "EarshotVoice",
                                                           "EarshotNotes", "EarshotLanguage", "EarshotServer"]),
 
+        // A language model in a process of its own, started by EarshotLanguage's LanguageRunner.
+        .executableTarget(name: "earshot-language-runner", dependencies: ["EarshotLanguage"]),
+
         // Benchmark driver for bench/notes.py: in-process search timings on a generated store.
         .executableTarget(name: "earshot-bench", dependencies: ["EarshotNotes", "EarshotLanguage"]),
 
@@ -65,6 +70,7 @@ let package = Package(
         .testTarget(name: "EarshotSpeechTests", dependencies: ["EarshotSpeech", "EarshotCore", "EarshotTestSupport"]),
         .testTarget(name: "EarshotSoundTests", dependencies: ["EarshotSound", "EarshotCore", "EarshotTestSupport"]),
         .testTarget(name: "EarshotVoiceTests", dependencies: ["EarshotVoice", "EarshotCore", "EarshotTestSupport"]),
+        .testTarget(name: "EarshotLanguageTests", dependencies: ["EarshotLanguage", "EarshotCore", "EarshotTestSupport"]),
         .testTarget(name: "EarshotNotesTests", dependencies: ["EarshotNotes", "EarshotLanguage", "EarshotCore", "EarshotTestSupport"]),
         // Each capability's entry type driven from 8 tasks at once (make tsan runs these under the thread sanitizer).
         .testTarget(name: "EarshotConcurrencyTests", dependencies: ["EarshotSpeech", "EarshotSound", "EarshotVoice", "EarshotNotes",

@@ -140,7 +140,9 @@ step "building llama.cpp (libllama) from the pinned llama-cpp-python source pack
 "$VENV/bin/pip" download -q --disable-pip-version-check --no-deps --require-hashes --no-binary :all: \
   -r "$LOCK/llama-sdist.txt" -d "$EARSHOT_HOME/downloads"
 SDIST="$EARSHOT_HOME/downloads/llama_cpp_python-0.3.36.tar.gz"
-"$ROOT/scripts/build-llama.sh" "$SDIST" "$EARSHOT_HOME/runtime/llama"
+# native: this CPU's extensions except AMX; portable (the AVX2 baseline) once scripts/check-runtimes.sh saw the
+# native build crash here
+"$ROOT/scripts/build-llama.sh" "$SDIST" "$EARSHOT_HOME/runtime/llama" "$(cat "$EARSHOT_HOME/runtime/llama-mode" 2>/dev/null || echo native)"
 
 step "installing the native libraries for linking (pkg-config files in $EARSHOT_HOME/pkgconfig)"
 "$ROOT/scripts/install-native-libraries.sh" "$EARSHOT_HOME"

@@ -38,12 +38,11 @@ public enum LanguageModelChoice: String, Sendable, CaseIterable {
 
 /// A chat model run with llama.cpp: greedy decoding (the same transcript gives the same title), optionally
 /// constrained by a GBNF grammar so the output always parses.
-public final class LanguageModel {
-    public struct Message: Sendable {
-        public var role: String
-        public var content: String
-        public init(_ role: String, _ content: String) { self.role = role; self.content = content }
-    }
+/// A chat model run with llama.cpp in this process: greedy decoding (the same transcript gives the same title),
+/// optionally constrained by a GBNF grammar so the output always parses. The notes pipeline runs it in a
+/// process of its own (`RunnerChatModel`), so that a crash in llama.cpp cannot take the caller down.
+public final class LanguageModel: ChatModel {
+    public typealias Message = ChatMessage
 
     public let choice: LanguageModelChoice
     public let contextTokens: Int
@@ -61,6 +60,11 @@ public final class LanguageModel {
     public private(set) var generatedTokens = 0
     public private(set) var promptTokens = 0
     public private(set) var generationSeconds = 0.0
+    public var usage: GenerationUsage {
+        var usage = GenerationUsage()
+        (usage.promptTokens, usage.generatedTokens, usage.seconds) = (promptTokens, generatedTokens, generationSeconds)
+        return usage
+    }
     private let generationLock: URL
 
     public init(_ choice: LanguageModelChoice = .standard, store: ModelStore = ModelStore(), threads: Int = 2,

@@ -68,9 +68,29 @@ private func silentLog(_ level: ggml_log_level, _ text: UnsafePointer<CChar>?, _
 public enum LanguageError: Error, LocalizedError, Equatable {
     case failedToLoad(path: String)
     case failed(String)
+    /// The runner process ended while `doing` something: by a signal (a crash) or with an exit code.
+    case runnerCrashed(signal: Int32?, exitCode: Int32?, doing: String)
+    case runnerTimedOut(seconds: Double, doing: String)
+    case runnerMissing(path: String)
+
+    /// Whether the runner is gone after this error (the next request starts a new one).
+    var endedRunner: Bool {
+        switch self {
+        case .runnerCrashed, .runnerTimedOut: return true
+        default: return false
+        }
+    }
 
     public var errorDescription: String? {
         switch self {
+        case let .runnerCrashed(signal?, _, doing):
+            return "the language model crashed while \(doing): \(String(cString: strsignal(signal)).lowercased()) (signal \(signal)) — `earshot doctor` checks the runtime on this CPU"
+        case let .runnerCrashed(nil, code, doing):
+            return "the language model's runner exited while \(doing) (exit code \(code.map(String.init) ?? "unknown")) — `earshot doctor` checks the runtime on this CPU"
+        case let .runnerTimedOut(seconds, doing):
+            return "the language model did not finish \(doing) within \(Int(seconds)) s and was stopped (EARSHOT_LANGUAGE_TIMEOUT sets the limit)"
+        case let .runnerMissing(path):
+            return "the language-model runner is missing (no \(path)): build it with `swift build --product earshot-language-runner` beside your program, or set EARSHOT_LANGUAGE_RUNNER"
         case let .failedToLoad(path): return "\(path): llama.cpp could not load this model (damaged file? reinstall it with `\(ModelStore.installCommand)`)"
         case let .failed(what): return "language model: \(what)"
         }

@@ -4,7 +4,7 @@ import Foundation
 
 /// Sentence embeddings with all-MiniLM-L6-v2 (converted to GGUF by setup) through llama.cpp: WordPiece
 /// tokens, BERT encoder, mean pooling, then L2 normalisation, so a dot product is the cosine.
-public final class TextEmbedder {
+public final class TextEmbedder: SentenceEmbedding {
     public static let file = "models/text-embedding/all-minilm-l6-v2.gguf"
     public static let identity = "all-minilm-l6-v2"
     /// BERT's position limit.

@@ -31,7 +31,10 @@ public actor Transcriber {
     /// Whisper runs for seconds at a time: on a queue of its own, not on the shared cooperative threads.
     private let executor = DispatchQueueExecutor(label: "earshot.transcriber")
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+    /// The loaded Whisper, shared with every transcriber of the same model and thread count in the process.
     private let recognizer: SpeechRecognizer
+    /// This transcriber's language and task, given to Whisper on each call.
+    private let decoding: SpeechRecognizer.Decoding
     private let detector: VoiceActivityDetector
     private let store: ModelStore
     /// How recordings are cut into pieces for Whisper.
@@ -46,16 +49,20 @@ public actor Transcriber {
     init(_ configuration: Configuration, store: ModelStore, floatReference: Bool) throws {
         self.configuration = configuration
         self.store = store
-        recognizer = try SpeechRecognizer(model: configuration.model, threads: configuration.threads,
-                                          language: configuration.language, task: configuration.task, store: store,
-                                          floatReference: floatReference)
+        decoding = SpeechRecognizer.Decoding(language: configuration.language, task: configuration.task)
+        try SpeechRecognizer.check(decoding, for: configuration.model)  // before loading anything
+        recognizer = try SpeechRecognizer.shared(model: configuration.model, threads: configuration.threads, store: store,
+                                                 floatReference: floatReference)
         detector = try VoiceActivityDetector(store: store)
     }
 
     private struct Key: Hashable, Sendable { let configuration: Configuration; let home: URL }
-    private static let instances = SharedInstances<Key, Transcriber>()
+    /// Transcribers are light (the loaded Whisper is shared per model and thread count, whatever the language):
+    /// the 16 most recently used configurations are kept.
+    private static let instances = SharedInstances<Key, Transcriber>(capacity: 16)
 
-    /// The process's transcriber for `configuration`, loaded on first use.
+    /// The process's transcriber for `configuration`, made on first use; its Whisper is loaded once per model and
+    /// thread count (`SpeechRecognizer.shared`), so another language or task loads nothing again.
     public static func shared(_ configuration: Configuration = Configuration(), store: ModelStore = ModelStore()) throws -> Transcriber {
         try instances.instance(for: Key(configuration: configuration, home: store.home)) { try Transcriber(configuration, store: store) }
     }
@@ -89,7 +96,7 @@ public actor Transcriber {
         var segments: [TranscriptSegment] = []
         func read(_ ready: [PieceStream.Ready]) {
             for item in ready {
-                let text = recognizer.recognize(item.samples)
+                let text = recognizer.recognize(item.samples, as: decoding)
                 ProcessMemory.releaseFreeHeap()  // or hours of pieces leave the heap full of holes
                 progress(Double(pieces.length) / rate)
                 guard !text.isEmpty else { continue }
@@ -117,6 +124,6 @@ public actor Transcriber {
                          emit: @Sendable (LiveEvent) -> Void) async throws {
         // each stream has its own detector state; the recognizer is shared, one piece at a time
         let live = LiveTranscription(settings: settings, detector: try VoiceActivityDetector(store: store))
-        try await live.run(source, recognizer: recognizer, emit: emit)
+        try await live.run(source, recognizer: recognizer, decoding: decoding, emit: emit)
     }
 }

@@ -122,12 +122,14 @@ final class NotesPipelineTests: XCTestCase {
 
     // MARK: durability
 
-    /// Starts `earshot notes process`, waits until `stage` of note `id` is running in it, kills it with SIGKILL.
-    func killDuring(_ stage: NoteStage, note id: Int, store: NotesStore) throws {
+    /// Starts `earshot notes process`, waits until `stage` of note `id` is running in it, kills it with `signal`.
+    func killDuring(_ stage: NoteStage, note id: Int, store: NotesStore, signal: Int32 = SIGKILL) throws {
         let p = Process()
         p.executableURL = CLI.executable
         p.arguments = ["notes", "process", "--llm", "small"]
-        p.environment = ProcessInfo.processInfo.environment.merging(fixture.environment) { $1 }
+        // Swift's crash reporter lets a process survive a SIGSEGV or SIGILL sent by kill() (not a real fault, so
+        // nothing faults again after its handler): without it, the signal ends the worker as a real fault would
+        p.environment = ProcessInfo.processInfo.environment.merging(fixture.environment) { $1 }.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         try p.run()
@@ -140,8 +142,9 @@ final class NotesPipelineTests: XCTestCase {
             Thread.sleep(forTimeInterval: 0.02)
         }
         Thread.sleep(forTimeInterval: 0.2)  // inside the model's work
-        kill(p.processIdentifier, SIGKILL)
+        kill(p.processIdentifier, signal)
         p.waitUntilExit()
+        XCTAssertEqual(p.terminationReason, .uncaughtSignal)
     }
 
     func testKilledDuringTranscriptionAndDuringTitlingEveryStageCompletesExactlyOnce() throws {
@@ -167,6 +170,30 @@ final class NotesPipelineTests: XCTestCase {
         XCTAssertEqual(note.stages.map(\.completions), [1, 1, 1], "each stage completed exactly once")
         XCTAssertEqual(note.stages.map(\.attempts), [2, 2, 1], "the killed stages ran again")
         XCTAssertFalse(note.summary.isEmpty)
+    }
+
+    /// A note that kills its worker (a crash in a native library, say) must not kill every worker after it: a
+    /// server that resumes it at start would never come up. After three deaths the stage is failed with the reason.
+    func testAStageWhoseWorkerDiesThreeTimesIsFailedAndTheOtherNotesGoOn() throws {
+        try smallModelOrSkip()
+        let store = try fixture.store()
+        let crashing = try store.add(path: try fixture.speech(Self.meeting + " " + Self.meeting, name: "crash.wav"))
+        for signal in [SIGKILL, SIGSEGV, SIGILL] { try killDuring(.transcribe, note: crashing, store: store, signal: signal) }
+        let other = try store.add(path: try fixture.speech("Buy milk and bread on the way home.", name: "milk.wav"))
+
+        let result = try CLI.run(["notes", "process", "--llm", "small"], environment: fixture.environment)
+        XCTAssertEqual(result.status, 1, "a failed stage is reported: \(result.stderr)")
+        XCTAssertTrue(result.stderr.contains("ended before finishing it 3 times"), result.stderr)
+        let failed = try store.note(crashing)
+        XCTAssertEqual(failed.stages.map(\.state), [.failed, .pending, .pending])
+        XCTAssertEqual(failed.stages[0].attempts, 3, "three tries, none a fourth")
+        XCTAssertTrue(failed.stages[0].error?.contains("earshot notes retry \(crashing)") == true, failed.stages[0].error ?? "")
+        XCTAssertEqual(try store.note(other).stages.map(\.state), [.done, .done, .done], "the other note was processed")
+
+        // retry re-arms it: the same note now completes
+        let retried = try CLI.run(["notes", "retry", String(crashing), "--llm", "small"], environment: fixture.environment)
+        XCTAssertEqual(retried.status, 0, retried.stderr)
+        XCTAssertEqual(try store.note(crashing).stages.map(\.state), [.done, .done, .done])
     }
 
     func testTwoAddProcessesAtOnce() throws {

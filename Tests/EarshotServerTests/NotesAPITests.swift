@@ -1,3 +1,5 @@
+import EarshotCore
+import EarshotServer
 import EarshotTestSupport
 import Foundation
 import XCTest
@@ -81,6 +83,48 @@ final class NotesAPITests: XCTestCase {
         }
         XCTAssertEqual(status, "ready", "the server's background worker processed the CLI's note")
         XCTAssertTrue((try fixture.client.get("/api/notes?q=plumber&mode=words").jsonArray.first?["title"] as? String)?.isEmpty == false)
+    }
+
+    /// The language model runs in a process of its own: when it crashes (here: SIGILL, what an instruction the CPU
+    /// cannot run gives), that note's stage fails with the reason, the server stays up, and a retry works.
+    func testACrashedLanguageRunnerFailsTheNoteWithItsReasonAndTheServerStaysUp() throws {
+        let lines = Locked<[String]>([])
+        let fixture = try ServerFixture(processNotes: true, log: ServerLog(format: .json) { line in lines.withLock { $0.append(line) } })
+        defer { fixture.stop() }
+        let client = fixture.client
+        let clip = try fixture.speech("Call the dentist on Tuesday to move the appointment.", name: "dentist.wav")
+        let id = try XCTUnwrap(try client.request("POST", "/api/notes", files: [("file", clip)]).json["id"] as? Int)
+
+        let runner = try XCTUnwrap(ChildProcesses.wait(for: ["earshot-language-runner", "chat"], seconds: 300),
+                                   "the summarise stage started a language-model runner")
+        kill(runner, SIGILL)
+        var stages: [[String: Any]] = []
+        for _ in 0..<600 {
+            stages = try client.get("/api/notes/\(id)").json["stages"] as? [[String: Any]] ?? []
+            if stages.count == 3, stages[1]["state"] as? String == "failed" { break }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        XCTAssertEqual(stages.map { $0["state"] as? String }, ["done", "failed", "pending"], "\(stages)")
+        let error = stages.count == 3 ? stages[1]["error"] as? String ?? "" : ""
+        XCTAssertTrue(error.contains("the language model crashed") && error.contains("illegal instruction (signal 4)"), error)
+        XCTAssertEqual(try client.get("/api/health").status, 200, "the server is still up")
+
+        // the worker's log line says what happened
+        let jobs = lines.withLock { $0 }.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .filter { $0["kind"] as? String == "job" }
+        XCTAssertTrue(jobs.contains { $0["note"] as? Int == id && $0["stage"] as? String == "summarise" && $0["outcome"] as? String == "failed"
+                && ($0["detail"] as? String ?? "").contains("signal 4") }, "\(jobs)")
+        let requests = lines.withLock { $0 }.filter { $0.contains(#""kind":"request""#) }
+        XCTAssertTrue(requests.contains { $0.contains(#""path":"\/api\/health""#) && $0.contains(#""status":200"#) }, "\(requests.prefix(3))")
+
+        // once retried, a new runner writes the note
+        XCTAssertEqual(try client.request("POST", "/api/notes/\(id)/retry").status, 200)
+        for _ in 0..<900 {
+            stages = try client.get("/api/notes/\(id)").json["stages"] as? [[String: Any]] ?? []
+            if stages.allSatisfy({ ["done", "failed"].contains($0["state"] as? String) }) { break }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        XCTAssertEqual(stages.map { $0["state"] as? String }, ["done", "done", "done"], "\(stages)")
     }
 
     func testNonAudioUploadStoresNothing() throws {

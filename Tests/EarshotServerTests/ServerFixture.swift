@@ -11,7 +11,8 @@ final class ServerFixture {
     let client: HTTPClient
     let audio: URL
 
-    init(token: String? = nil, maxUpload: Int = 64 * 1024 * 1024, queue: Int = 32, processNotes: Bool = false) throws {
+    init(token: String? = nil, maxUpload: Int = 64 * 1024 * 1024, queue: Int = 32, processNotes: Bool = false,
+         log: ServerLog = ServerLog(format: .off)) throws {
         home = try TestHome.make(linking: ["voice/background"])
         var configuration = AppServer.Configuration(models: ModelStore(home: home))
         configuration.port = 0
@@ -19,6 +20,7 @@ final class ServerFixture {
         configuration.maxUpload = maxUpload
         configuration.queueCapacity = queue
         configuration.processNotes = processNotes
+        configuration.log = log
         server = try AppServer(configuration)
         client = HTTPClient(base: server.address, headers: token.map { ["Authorization": "Bearer \($0)"] } ?? [:])
         audio = home.appendingPathComponent("audio")

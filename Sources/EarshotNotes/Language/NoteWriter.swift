@@ -15,8 +15,8 @@ public struct NoteWriter {
     /// Transcript tokens per request: the rest of the 4,096-token context holds instructions and the reply.
     static let chunkTokens = 2_500
 
-    public let model: LanguageModel
-    public init(model: LanguageModel) { self.model = model }
+    public let model: any ChatModel
+    public init(model: any ChatModel) { self.model = model }
 
     static let system = "You help people file their voice notes. Answer with exactly what is asked, nothing else."
 
@@ -31,7 +31,7 @@ public struct NoteWriter {
     public func write(transcript: String) throws -> NoteText {
         let text = transcript.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { return NoteText(title: "Empty recording", summary: "No speech was found in this recording.", actions: []) }
-        let chunks = Self.chunks(of: text, maxTokens: Self.chunkTokens, count: model.tokenCount)
+        let chunks = try Self.chunks(of: text, maxTokens: Self.chunkTokens, count: model.tokenCount)
         var actions: [String] = []
         for chunk in chunks { actions += try self.actions(chunk) }
         // one chunk: read directly; several: each summarised, then the summaries read as the note
@@ -51,7 +51,7 @@ public struct NoteWriter {
 
             Write a title for this note: at most \(Self.maxTitleWords) words naming its topic, not its first words. Reply with the title only.
             """),
-        ], maxTokens: 24)
+        ], maxTokens: 24, grammar: nil)
         let title = Self.cleanTitle(reply)
         if title.isEmpty || Self.copiesOpening(title, of: transcript) || Self.echoesInstructions(title) {
             return Titles.keywords(from: summary.isEmpty ? transcript : summary + " " + transcript)
@@ -68,7 +68,7 @@ public struct NoteWriter {
 
             Summarise this note in \(sentences) sentences.
             """),
-        ], maxTokens: 120)
+        ], maxTokens: 120, grammar: nil)
         return Self.firstSentences(reply, count: sentences == "one or two" ? 2 : 3)
     }
 
@@ -90,12 +90,12 @@ public struct NoteWriter {
     // MARK: text helpers
 
     /// Transcript pieces of at most `maxTokens`, cut between sentences.
-    static func chunks(of text: String, maxTokens: Int, count: (String) -> Int) -> [String] {
-        guard count(text) > maxTokens else { return [text] }
+    static func chunks(of text: String, maxTokens: Int, count: (String) throws -> Int) rethrows -> [String] {
+        guard try count(text) > maxTokens else { return [text] }
         var chunks: [String] = [], current = ""
         for sentence in sentences(text) {
             let candidate = current.isEmpty ? sentence : current + " " + sentence
-            if !current.isEmpty && count(candidate) > maxTokens {
+            if try !current.isEmpty && count(candidate) > maxTokens {
                 chunks.append(current)
                 current = sentence
             } else {

@@ -14,6 +14,7 @@ public final class NotesPipeline {
     public struct Options: Sendable {
         public var whisper: WhisperModel = .default
         public var languageModel: LanguageModelChoice = .standard
+        /// Threads of the language models (Whisper runs on its default count, shared with other transcriptions).
         public var threads = 2
         public init() {}
     }
@@ -22,7 +23,7 @@ public final class NotesPipeline {
         case started(note: Int, stage: NoteStage)
         /// `detail`: what the stage produced, e.g. the language model's speed.
         case finished(note: Int, stage: NoteStage, seconds: Double, detail: String)
-        case failed(note: Int, stage: NoteStage, error: String)
+        case failed(note: Int, stage: NoteStage, seconds: Double, error: String)
         /// The language model is not installed: notes get key-word titles and no summary.
         case languageModelMissing(LanguageModelChoice)
     }
@@ -33,7 +34,9 @@ public final class NotesPipeline {
     private let pid = Int64(ProcessInfo.processInfo.processIdentifier)
     private var writer: NoteWriter?
     private var writerChecked = false
-    private var embedder: TextEmbedder?
+    private var embedder: (any SentenceEmbedding)?
+    /// Stages the last claim failed because their workers kept dying, reported by `run`.
+    private var abandoned: [(Int, NoteStage, String)] = []
 
     public init(store: NotesStore, options: Options = Options(), modelStore: ModelStore = ModelStore()) {
         self.store = store
@@ -47,7 +50,15 @@ public final class NotesPipeline {
     public func run(only note: Int? = nil, isolation: isolated (any Actor)? = #isolation,
                     onEvent: ((Event) -> Void)? = nil) async throws -> Int {
         var ran = 0
-        while let (id, stage) = try claim(only: note) {
+        while true {
+            let claimed: (Int, NoteStage)?
+            do { claimed = try claim(only: note) } catch { abandoned = []; throw error }
+            for (id, stage, message) in abandoned {  // failed by the claim: their worker died too often
+                onEvent?(.started(note: id, stage: stage))
+                onEvent?(.failed(note: id, stage: stage, seconds: 0, error: message))
+            }
+            abandoned = []
+            guard let (id, stage) = claimed else { break }
             onEvent?(.started(note: id, stage: stage))
             let started = Date()
             do {
@@ -56,7 +67,7 @@ public final class NotesPipeline {
             } catch {
                 let message = (error as? LocalizedError)?.errorDescription ?? "\(error)"
                 try fail(stage, note: id, message: message)
-                onEvent?(.failed(note: id, stage: stage, error: message))
+                onEvent?(.failed(note: id, stage: stage, seconds: Date().timeIntervalSince(started), error: message))
             }
             ran += 1
         }
@@ -65,8 +76,12 @@ public final class NotesPipeline {
 
     // MARK: claiming and committing
 
+    /// Whether a worker still runs. A zombie (dead, not yet reaped: common in containers whose first process
+    /// reaps nothing) answers kill(pid, 0) like a live process, so its state is read too.
     static func isAlive(_ pid: Int64) -> Bool {
-        kill(pid_t(pid), 0) == 0 || errno == EPERM
+        guard kill(pid_t(pid), 0) == 0 || errno == EPERM else { return false }
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return true }
+        return stat[stat.index(after: close)...].split(separator: " ").first != "Z"
     }
 
     func claim(only note: Int?) throws -> (Int, NoteStage)? {
@@ -82,7 +97,10 @@ public final class NotesPipeline {
                 sql += " ORDER BY s.note_id, s.position"
                 for row in try store.db.query(sql, values) {
                     guard let id = row[0].int, let stage = NoteStage(rawValue: row[1].string ?? "") else { continue }
-                    if row[2].string == "running", let worker = row[3].int, Self.isAlive(Int64(worker)) { continue }
+                    if row[2].string == "running", let worker = row[3].int {
+                        if Self.isAlive(Int64(worker)) { continue }
+                        if try giveUpAfterInterruption(stage, note: id, worker: worker) { continue }
+                    }
                     try store.db.query("""
                         UPDATE stages SET state = 'running', worker = ?, attempts = attempts + 1, started = ?, error = NULL
                         WHERE note_id = ? AND stage = ?
@@ -92,6 +110,26 @@ public final class NotesPipeline {
                 return nil
             }
         }
+    }
+
+    /// A stage may be interrupted (its process killed or crashed while running it) this many times; the next
+    /// worker then fails it instead of running it again, so a note that crashes its worker cannot crash every
+    /// server start after it. `retry` re-arms it.
+    public static let maxInterruptions = 3
+
+    /// Records that `worker` died while running this stage; after `maxInterruptions`, marks it failed and
+    /// returns true. Called inside the claim's transaction.
+    private func giveUpAfterInterruption(_ stage: NoteStage, note id: Int, worker: Int) throws -> Bool {
+        let key: [SQLValue] = [.integer(Int64(id)), .text(stage.rawValue)]
+        try store.db.query("UPDATE stages SET interrupted = interrupted + 1 WHERE note_id = ? AND stage = ?", key)
+        let count = try store.db.query("SELECT interrupted FROM stages WHERE note_id = ? AND stage = ?", key).first?.first?.int ?? 0
+        guard count >= Self.maxInterruptions else { return false }
+        let message = "the process running this stage ended before finishing it \(count) times (last: process \(worker), killed or crashed); "
+            + "it was not tried again. `earshot notes retry \(id)` runs it once more"
+        try store.db.query("UPDATE stages SET state = 'failed', error = ?, finished = ? WHERE note_id = ? AND stage = ?",
+                           [.text(message), .real(Date().timeIntervalSince1970)] + key)
+        abandoned.append((id, stage, message))
+        return true
     }
 
     /// Commits a stage's result with its `done` state, if this worker still holds the claim.
@@ -125,8 +163,8 @@ public final class NotesPipeline {
         let note = try store.note(id)
         switch stage {
         case .transcribe:
-            let transcriber = try Transcriber.shared(Transcriber.Configuration(model: options.whisper, threads: options.threads),
-                                                     store: modelStore)
+            // Whisper on its default threads, so the server's and the pipeline's transcriptions share one loaded copy
+            let transcriber = try Transcriber.shared(Transcriber.Configuration(model: options.whisper), store: modelStore)
             let transcript = try await transcriber.transcribe(file: note.audioPath, source: note.sourceName)
             let segments = String(decoding: try JSONEncoder().encode(transcript.segments), as: UTF8.self)
             // a key-word title at once, so the list shows the topic before the language model has run
@@ -142,7 +180,7 @@ public final class NotesPipeline {
                 try complete(.summarise, note: id, update: "language_model = ''", [])
                 return "no language model: key-word title"
             }
-            let (tokens, seconds) = (writer.model.generatedTokens, writer.model.generationSeconds)
+            let before = writer.model.usage
             let text = try writer.write(transcript: note.transcript)
             let actions = String(decoding: try JSONEncoder().encode(text.actions), as: UTF8.self)
             try complete(.summarise, note: id, update: """
@@ -150,11 +188,12 @@ public final class NotesPipeline {
                 title = CASE WHEN title_by = 'user' THEN title ELSE ? END,
                 title_by = CASE WHEN title_by = 'user' THEN title_by ELSE 'llm' END
                 """, [.text(text.summary), .text(actions), .text(options.languageModel.displayName), .text(text.title)])
-            let generated = writer.model.generatedTokens - tokens
+            let after = writer.model.usage
+            let generated = max(0, after.generatedTokens - before.generatedTokens)
             return String(format: "%d tokens generated, %.1f tokens/s overall", generated,
-                          Double(generated) / max(1e-3, writer.model.generationSeconds - seconds))
+                          Double(generated) / max(1e-3, after.seconds - before.seconds))
         case .embed:
-            if embedder == nil { embedder = try TextEmbedder(store: modelStore, threads: options.threads) }
+            if embedder == nil { embedder = try RunnerTextEmbedder(store: modelStore, threads: options.threads) }
             let vector = try embedder!.embed([note.title, note.summary, note.transcript].filter { !$0.isEmpty }.joined(separator: ". "))
             try complete(.embed, note: id, update: "embedding = ?", [.blob(SemanticIndex.blob(vector))])
             return "\(vector.count) dimensions"
@@ -170,7 +209,7 @@ public final class NotesPipeline {
             onEvent?(.languageModelMissing(options.languageModel))
             return nil
         }
-        writer = NoteWriter(model: try LanguageModel(options.languageModel, store: modelStore, threads: options.threads))
+        writer = NoteWriter(model: try RunnerChatModel(options.languageModel, store: modelStore, threads: options.threads))
         return writer
     }
 }
@@ -182,7 +221,7 @@ extension NotesPipeline.Event: CustomStringConvertible {
         case let .started(note, stage): return "note \(note): \(stage.rawValue)…"
         case let .finished(note, stage, seconds, detail):
             return "note \(note): \(stage.rawValue) done in \(String(format: "%.1f", seconds)) s (\(detail))"
-        case let .failed(note, stage, error): return "note \(note): \(stage.rawValue) failed: \(error)"
+        case let .failed(note, stage, _, error): return "note \(note): \(stage.rawValue) failed: \(error)"
         case let .languageModelMissing(choice): return "the \(choice.rawValue) language model is not installed: key-word titles, no summary"
         }
     }

@@ -28,7 +28,7 @@ public final class NotesSearch {
 
     public let store: NotesStore
     private let index = SemanticIndex()
-    private var embedder: TextEmbedder?
+    private var embedder: (any SentenceEmbedding)?
     private let modelStore: ModelStore
 
     public init(store: NotesStore, modelStore: ModelStore = ModelStore()) {
@@ -109,7 +109,7 @@ public final class NotesSearch {
     // MARK: meaning
 
     func meaning(_ query: String, limit: Int) throws -> [Hit] {
-        if embedder == nil { embedder = try TextEmbedder(store: modelStore) }
+        if embedder == nil { embedder = try RunnerTextEmbedder(store: modelStore) }
         let vector = try embedder!.embed(query)
         try store.guarded { try index.refresh(store.db) }
         let nearest = index.nearest(vector, limit: limit)

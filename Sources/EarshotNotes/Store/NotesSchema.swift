@@ -56,6 +56,11 @@ enum NotesSchema {
             INSERT INTO notes_fts(rowid, title, summary, transcript) VALUES (new.id, new.title, new.summary, new.transcript);
         END;
         """,
+        // 2: how often the process running a stage ended before finishing it (killed, crashed), so a stage
+        // that kills its worker is failed after a few tries instead of being claimed again forever
+        """
+        ALTER TABLE stages ADD COLUMN interrupted INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 
     /// Brings the database up to the latest version. A store written by a newer Earshot is refused.

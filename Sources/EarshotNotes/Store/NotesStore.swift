@@ -295,10 +295,10 @@ public final class NotesStore {
         return try guarded {
             try db.transaction {
                 if let stage {
-                    try db.query("UPDATE stages SET state = 'pending', error = NULL WHERE note_id = ? AND position >= ? AND state != 'running'",
+                    try db.query("UPDATE stages SET state = 'pending', error = NULL, interrupted = 0 WHERE note_id = ? AND position >= ? AND state != 'running'",
                                  [.integer(Int64(id)), .integer(Int64(stage.position))])
                 } else {
-                    try db.query("UPDATE stages SET state = 'pending', error = NULL WHERE note_id = ? AND state = 'failed'", [.integer(Int64(id))])
+                    try db.query("UPDATE stages SET state = 'pending', error = NULL, interrupted = 0 WHERE note_id = ? AND state = 'failed'", [.integer(Int64(id))])
                 }
                 return db.changes
             }

@@ -24,6 +24,8 @@ public final class AppServer: Sendable {
         public var queueCapacity = 16 * ProcessInfo.processInfo.activeProcessorCount
         /// Run the notes' waiting stages in the background.
         public var processNotes = true
+        /// A line per request and per background job on standard error.
+        public var log = ServerLog(format: .text)
 
         public init(models: ModelStore = ModelStore()) {
             self.models = models
@@ -57,6 +59,13 @@ public final class AppServer: Sendable {
         let policy = AccessPolicy(token: configuration.token)
         var limits = HTTPServer.Limits(maxUpload: configuration.maxUpload)
         limits.connections = max(64, configuration.queueCapacity * 2)
+        let log = configuration.log
+        var logger: HTTPServer.Logger?
+        if log.format != .off {
+            logger = { @Sendable method, path, status, bytes, milliseconds in
+                log.request(method: method, path: path, status: status, bytes: bytes, milliseconds: milliseconds)
+            }
+        }
         http = try HTTPServer(
             host: configuration.host, port: configuration.port, limits: limits,
             uploads: services.scratchRoot.appendingPathComponent("uploads"),
@@ -71,6 +80,7 @@ public final class AppServer: Sendable {
                                   headers: [("Allow", allowed.joined(separator: ", "))])
                 }
             },
+            logger: logger,
             handler: { request in
                 guard case let .found(route, parameters) = router.match(method: request.method, path: request.path) else {
                     return .error(404, "no such endpoint")

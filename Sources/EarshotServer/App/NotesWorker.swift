@@ -14,12 +14,32 @@ final class NotesWorker: Sendable {
 
     func start() {
         let services = self.services
+        let log = services.configuration.log
         task.withLock { $0 = Task.detached(priority: .utility) {
+            var lastProblem: String?
             while !Task.isCancelled {
-                if let notes = try? services.notes() { _ = try? await notes.process() }
+                do {
+                    try await services.notes().process { event in
+                        switch event {
+                        case let .finished(note, stage, seconds, detail):
+                            log.job(note: note, stage: stage.rawValue, outcome: "done", seconds: seconds, detail: detail)
+                        case let .failed(note, stage, seconds, error):
+                            log.job(note: note, stage: stage.rawValue, outcome: "failed", seconds: seconds, detail: error)
+                        case .languageModelMissing:
+                            log.problem(event.description)
+                        case .started: break
+                        }
+                    }
+                    lastProblem = nil
+                } catch {
+                    // a store that needs repair, a full disk: said once, tried again on the next round
+                    let message = "notes worker: " + ((error as? LocalizedError)?.errorDescription ?? "\(error)")
+                    if message != lastProblem { log.problem(message) }
+                    lastProblem = message
+                }
                 var waited = 0.0
                 while waited < Self.interval && !Task.isCancelled && !services.notesArrived.withLock({ $0 }) {
-                    try? await Task.sleep(nanoseconds: 250_000_000)
+                    try? await Task.sleep(nanoseconds: 250_000_000)  // only cancellation ends a sleep early
                     waited += 0.25
                 }
                 services.notesArrived.withLock { $0 = false }

@@ -45,7 +45,11 @@ final class Services: Sendable {
 
     /// The notes store, opened on first use (a store that needs repair answers 503 until it is repaired).
     func notes() throws -> NotesLibrary {
-        try notesLibrary.value { try NotesLibrary(directory: configuration.notesDirectory, modelStore: models) }
+        try notesLibrary.value {
+            var options = NotesPipeline.Options()
+            options.whisper = configuration.speech.model  // `serve --model` reaches the notes too
+            return try NotesLibrary(directory: configuration.notesDirectory, options: options, modelStore: models)
+        }
     }
 
     func voices() throws -> VoiceID { try voiceID.value { try VoiceID(store: models) } }

@@ -23,6 +23,8 @@ public final class HTTPServer: @unchecked Sendable {
     /// Looks at a request before its body is read; an answer here ends it (access checks, unknown routes).
     public typealias Gate = @Sendable (RequestHead) -> HTTPResponse?
     public typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
+    /// Told of every answered request: method, path, status, body bytes (nil when streamed), milliseconds.
+    public typealias Logger = @Sendable (_ method: String, _ path: String, _ status: Int, _ bytes: Int?, _ milliseconds: Double) -> Void
 
     /// The port listened on (the one chosen when started with port 0).
     public private(set) var port = 0
@@ -30,6 +32,7 @@ public final class HTTPServer: @unchecked Sendable {
     let uploads: URL
     let gate: Gate
     let handler: Handler
+    let logger: Logger?
     /// Headers every response carries.
     let commonHeaders: [(String, String)]
     private var daemon: OpaquePointer?
@@ -37,8 +40,9 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Starts listening on `host`:`port` (0: any free port, see `port`). Uploads go to files under `uploads`.
     public init(host: String, port: Int, limits: Limits, uploads: URL, commonHeaders: [(String, String)] = [],
-                gate: @escaping Gate, handler: @escaping Handler) throws {
+                gate: @escaping Gate, logger: Logger? = nil, handler: @escaping Handler) throws {
         self.limits = limits
+        self.logger = logger
         self.uploads = uploads
         self.gate = gate
         self.handler = handler
@@ -146,6 +150,15 @@ public final class HTTPServer: @unchecked Sendable {
         for (name, value) in commonHeaders + response.headers { MHD_add_response_header(native, name, value) }
         let result = MHD_queue_response(connection, UInt32(response.status), native)
         MHD_destroy_response(native)
+        if let logger {
+            let bytes: Int?
+            switch response.body {
+            case let .bytes(data): bytes = data.count
+            case let .file(_, _, length): bytes = Int(length)
+            case .stream: bytes = nil
+            }
+            logger(exchange.head.method, exchange.head.path, response.status, bytes, Date().timeIntervalSince(exchange.started) * 1000)
+        }
         return result
     }
 
@@ -181,6 +194,7 @@ private final class Exchange {
     let sink: UploadSink
     var received = 0
     var answered = false
+    let started = Date()
     private var parser: OpaquePointer?
     private var isForm = false
 

@@ -62,7 +62,7 @@ public struct LiveTranscription {
     let settings: Settings
     let detector: VoiceActivityDetector
 
-    func run(_ source: any AudioSource, recognizer: SpeechRecognizer, isolation: isolated (any Actor)? = #isolation,
+    func run(_ source: any AudioSource, recognizer: SpeechRecognizer, decoding: SpeechRecognizer.Decoding, isolation: isolated (any Actor)? = #isolation,
              emit: (LiveEvent) -> Void) async throws {
         let rate = SpeechRecognizer.sampleRate
         let segmenter = SpeechSegmenter()
@@ -78,7 +78,7 @@ public struct LiveTranscription {
                                                              sampleRate: rate) else { continue }
                 let range = segmenter.readRange(of: region, sampleRate: rate, totalSamples: history.end)
                 let read = history.samples(from: range.start, to: range.end)
-                let text = recognizer.recognize(read)
+                let text = recognizer.recognize(read, as: decoding)
                 let delay = Date().timeIntervalSince(history.arrival(of: region.end - 1))
                 if !text.isEmpty {
                     emit(.final(segment: TranscriptSegment(start: Double(region.start) / Double(rate),
@@ -99,7 +99,7 @@ public struct LiveTranscription {
                 nextPartial = now + Int(settings.partialInterval * Double(rate)) / 2
             }
             if now >= nextPartial, let start = speechStart {
-                let text = recognizer.recognize(history.samples(from: start, to: now))
+                let text = recognizer.recognize(history.samples(from: start, to: now), as: decoding)
                 if !text.isEmpty {
                     emit(.partial(text: text, start: Double(start) / Double(rate), end: Double(now) / Double(rate)))
                 }

@@ -2,13 +2,15 @@ import Foundation
 
 /// Keeps C copies of Swift strings alive while a C config struct points at them.
 final class CStringPool {
-    private var pointers: [UnsafeMutablePointer<CChar>] = []
+    // one copy per distinct string: a recognizer switching languages asks for the same few again and again
+    private var pointers: [String: UnsafeMutablePointer<CChar>] = [:]
 
     func callAsFunction(_ s: String) -> UnsafePointer<CChar> {
+        if let p = pointers[s] { return UnsafePointer(p) }
         let p = strdup(s)!
-        pointers.append(p)
+        pointers[s] = p
         return UnsafePointer(p)
     }
 
-    deinit { pointers.forEach { free($0) } }
+    deinit { pointers.values.forEach { free($0) } }
 }

@@ -3,8 +3,19 @@ import EarshotCore
 import Foundation
 
 /// Whisper through sherpa-onnx's offline recognizer: one call turns ≤ 30 s of 16 kHz speech into text.
-/// Loading takes a moment; reuse one recognizer for many files. Not safe to call from several threads at once.
-public final class SpeechRecognizer {
+/// Loading takes a moment; reuse one recognizer for many files (`shared` keeps one per model and thread count).
+/// What is loaded (model, threads) is fixed; what is decoded (language, task) can change from call to call,
+/// so a new language never loads the weights again. Calls from several threads take turns.
+public final class SpeechRecognizer: @unchecked Sendable {
+    // @unchecked: `config`, `current` and the native recognizer are only touched under `lock`.
+
+    /// What one call decodes: the language (a code, or "auto" to detect it) and transcribe or translate.
+    public struct Decoding: Sendable, Hashable, Codable {
+        public var language: String
+        public var task: WhisperTask
+        public init(language: String = "en", task: WhisperTask = .transcribe) { self.language = language; self.task = task }
+    }
+
     public static let sampleRate = 16_000
     /// Whisper's window: longer audio must be segmented first.
     public static let maxSeconds = 30.0
@@ -13,6 +24,27 @@ public final class SpeechRecognizer {
     private let recognizer: OpaquePointer
     private var config: SherpaOnnxOfflineRecognizerConfig
     private let strings: CStringPool  // the C strings `config` points at
+    private let lock = NSLock()
+    /// The decoding `config` holds now; `defaultDecoding` is the one given at load.
+    private var current: Decoding
+    public let defaultDecoding: Decoding
+
+    private struct Key: Hashable, Sendable { let model: WhisperModel; let threads: Int; let home: URL; let floatReference: Bool }
+    /// At most three loaded Whisper models per process (tiny.en, base and one more); the least recently used goes.
+    private static let loaded = SharedInstances<Key, SpeechRecognizer>(capacity: 3)
+
+    /// The process's recognizer for `model` on `threads`, loaded on first use: every language and task share it.
+    public static func shared(model: WhisperModel, threads: Int = defaultThreadCount, store: ModelStore = ModelStore()) throws -> SpeechRecognizer {
+        try shared(model: model, threads: threads, store: store, floatReference: false)
+    }
+
+    static func shared(model: WhisperModel, threads: Int, store: ModelStore, floatReference: Bool) throws -> SpeechRecognizer {
+        try loaded.instance(for: Key(model: model, threads: max(1, threads), home: store.home, floatReference: floatReference)) {
+            try SpeechRecognizer(model: model, threads: threads, language: "en", store: store, floatReference: floatReference)
+        }
+    }
+
+    static var loadedCount: Int { loaded.count }
 
     /// - Parameter language: a Whisper language code for the multilingual model, or "auto" to detect it.
     /// - Parameter task: `.translate` writes English whatever the language spoken (multilingual models only).
@@ -47,12 +79,33 @@ public final class SpeechRecognizer {
         self.model = model
         self.config = config
         self.strings = strings
+        current = Decoding(language: language, task: task)
+        defaultDecoding = current
+    }
+
+    /// Checks that this model can decode `decoding` (a known language; translation needs a multilingual model).
+    public static func check(_ decoding: Decoding, for model: WhisperModel) throws {
+        try model.check(language: decoding.language)
+        if decoding.task == .translate && !model.isMultilingual { throw SpeechError.cannotTranslate(model: model) }
     }
 
     deinit { SherpaOnnxDestroyOfflineRecognizer(recognizer) }
 
-    /// Transcribes up to 30 s of 16 kHz mono audio.
+    /// Transcribes up to 30 s of 16 kHz mono audio, in the language and task given at load.
     public func recognize(_ samples: ArraySlice<Float>) -> String {
+        recognize(samples, as: defaultDecoding)
+    }
+
+    /// Transcribes up to 30 s of 16 kHz mono audio as `decoding` says (checked with `check` beforehand).
+    public func recognize(_ samples: ArraySlice<Float>, as decoding: Decoding) -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        if decoding != current {
+            config.model_config.whisper.language = strings(model.isMultilingual && decoding.language != "auto" ? decoding.language : "")
+            config.model_config.whisper.task = strings(decoding.task.rawValue)
+            SherpaOnnxOfflineRecognizerSetConfig(recognizer, &config)
+            current = decoding
+        }
         let text = decode(samples)
         guard RepetitionCheck.looksLikeALoop(text) else { return text }
         // Whisper sometimes repeats itself when little silence follows the speech; read the piece again

@@ -24,6 +24,7 @@ enum ServeCommand {
             Option(name: "model", value: "name", help: "Whisper for requests that name none: tiny.en (default) or base."),
             Option(name: "queue", value: "n", help: "Model requests waiting or running before 503 (default 16 per core)."),
             Option(name: "no-notes-worker", value: nil, help: "Do not process notes in the background."),
+            Option(name: "log-format", value: "format", help: "A line per request and background job on stderr: text (default), json or off."),
         ],
         examples: [
             "earshot serve",
@@ -41,6 +42,7 @@ enum ServeCommand {
         configuration.maxUpload = try args.int("max-upload", default: 512, range: 1...65536) * 1024 * 1024
         configuration.queueCapacity = try args.int("queue", default: configuration.queueCapacity, range: 1...10_000)
         configuration.processNotes = !args.flag("no-notes-worker")
+        configuration.log = ServerLog(format: try args.choice("log-format", default: ServerLog.Format.text))
         if let name = args.value("model") {
             do { configuration.speech.model = try WhisperModel(named: name) } catch {
                 throw UsageError(message: error.localizedDescription, path: args.path)

@@ -71,7 +71,7 @@ enum NotesCommand {
                 StandardError.write("note \(id): \(stage.rawValue)…")
             case let .finished(_, _, seconds, detail):
                 StandardError.write(String(format: " done (%.1f s; %@)\n", seconds, detail))
-            case let .failed(id, _, error):
+            case let .failed(id, _, _, error):
                 StandardError.write(" failed: \(error)\n  (once that is fixed: earshot notes retry \(id))\n")
             case let .languageModelMissing(choice):
                 StandardError.write("\nthe \(choice.rawValue) language model is not installed: notes get key-word titles and no summary "

@@ -1,0 +1,60 @@
+import EarshotCore
+import Foundation
+
+/// What writes text for notes: a chat model that answers messages (in this process or in a runner).
+public protocol ChatModel: AnyObject {
+    var choice: LanguageModelChoice { get }
+    /// The assistant's reply, at most `maxTokens` long; `grammar` (GBNF, root rule "root") restricts it.
+    func reply(to messages: [ChatMessage], maxTokens: Int, grammar: String?) throws -> String
+    func tokenCount(_ text: String) throws -> Int
+    /// Tokens and seconds so far.
+    var usage: GenerationUsage { get }
+}
+
+/// What turns text into a unit-length vector for search by meaning.
+public protocol SentenceEmbedding: AnyObject {
+    func embed(_ text: String) throws -> [Float]
+}
+
+/// A chat model in its own process (`LanguageRunner`): what the notes pipeline uses.
+public final class RunnerChatModel: ChatModel, Sendable {
+    public let choice: LanguageModelChoice
+    public let runner: LanguageRunner
+    private let total = Locked(GenerationUsage())
+
+    public init(_ choice: LanguageModelChoice = .standard, store: ModelStore = ModelStore(), threads: Int = 2) throws {
+        _ = try store.file(choice.file, of: "\(choice.displayName) (language model)")  // a missing model is said at once
+        self.choice = choice
+        runner = LanguageRunner(.chat(choice), store: store, threads: threads)
+    }
+
+    public func reply(to messages: [ChatMessage], maxTokens: Int = 256, grammar: String? = nil) throws -> String {
+        let response = try runner.ask(RunnerRequest(op: .reply, messages: messages, maxTokens: maxTokens, grammar: grammar))
+        if let usage = response.usage { total.withLock { $0 = usage } }
+        return response.text ?? ""
+    }
+
+    public func tokenCount(_ text: String) throws -> Int {
+        try runner.ask(RunnerRequest(op: .count, text: text)).count ?? 0
+    }
+
+    /// The runner's own count: it starts again from zero when a crashed runner is replaced.
+    public var usage: GenerationUsage { total.withLock { $0 } }
+}
+
+/// all-MiniLM-L6-v2 in its own process (`LanguageRunner`).
+public final class RunnerTextEmbedder: SentenceEmbedding, Sendable {
+    public let runner: LanguageRunner
+
+    public init(store: ModelStore = ModelStore(), threads: Int = 2) throws {
+        _ = try store.file(TextEmbedder.file, of: "all-MiniLM-L6-v2 (text embeddings)")
+        runner = LanguageRunner(.embed, store: store, threads: threads)
+    }
+
+    public func embed(_ text: String) throws -> [Float] {
+        guard let vector = try runner.ask(RunnerRequest(op: .embed, text: text)).vector else {
+            throw LanguageError.failed("the embedding runner answered without a vector")
+        }
+        return vector
+    }
+}

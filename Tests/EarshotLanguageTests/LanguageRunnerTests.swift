@@ -1,0 +1,122 @@
+@testable import EarshotLanguage
+import EarshotCore
+import EarshotTestSupport
+import Foundation
+import XCTest
+
+/// Language models in a process of their own: the runner answers exactly as the model in this process does,
+/// a runner that crashes or hangs fails only the request it was on (with a readable reason) and is replaced,
+/// and the llama.cpp that setup built holds no instruction a CPU might fault on.
+final class LanguageRunnerTests: XCTestCase {
+    func smallModelOrSkip() throws {
+        guard LanguageModelChoice.small.path() != nil else { throw XCTSkip("the small language model is not installed (make setup)") }
+    }
+
+    static let question = [ChatMessage("system", "Answer briefly."), ChatMessage("user", "Name three colours of the rainbow.")]
+
+    func testTheRunnerAnswersExactlyAsTheModelInThisProcess() throws {
+        try smallModelOrSkip()
+        let local = try LanguageModel(.small)
+        let isolated = try RunnerChatModel(.small)
+        XCTAssertEqual(try isolated.reply(to: Self.question, maxTokens: 40), try local.reply(to: Self.question, maxTokens: 40))
+        let text = "The marketing budget for next quarter is cut by ten percent."
+        XCTAssertEqual(try isolated.tokenCount(text), local.tokenCount(text))
+        XCTAssertGreaterThan(isolated.usage.generatedTokens, 0)
+
+        let sentence = "Anna will send the revised plan to finance by Thursday."
+        let a = try TextEmbedder().embed(sentence), b = try RunnerTextEmbedder().embed(sentence)
+        XCTAssertEqual(a.count, 384)
+        XCTAssertEqual(a, b)
+    }
+
+    func testACrashedRunnerFailsOnlyItsRequestWithTheSignalAndIsReplaced() throws {
+        try smallModelOrSkip()
+        let model = try RunnerChatModel(.small)
+        _ = try model.reply(to: Self.question, maxTokens: 4)
+        let first = try XCTUnwrap(model.runner.processID)
+        for (signal, name) in [(SIGILL, "illegal instruction (signal 4)"), (SIGSEGV, "segmentation fault (signal 11)"), (SIGKILL, "killed (signal 9)")] {
+            _ = try model.reply(to: Self.question, maxTokens: 4)  // a runner (a new one after each crash)
+            // stopped, so the request is surely in flight when the signal lands: delivered as the runner resumes
+            let pid = try XCTUnwrap(model.runner.processID)
+            kill(pid, SIGSTOP)
+            let outcome = Locked<Result<String, Error>?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                let result = Result { try model.reply(to: Self.question, maxTokens: 40) }
+                outcome.withLock { $0 = result }
+                done.signal()
+            }
+            Thread.sleep(forTimeInterval: 0.3)
+            kill(pid, signal)
+            kill(pid, SIGCONT)
+            done.wait()
+            XCTAssertThrowsError(try outcome.withLock { $0 }!.get(), "signal \(signal)") { error in
+                guard case let .runnerCrashed(got, _, _)? = error as? LanguageError else { return XCTFail("\(error)") }
+                XCTAssertEqual(got, signal)
+                let message = (error as? LocalizedError)?.errorDescription ?? ""
+                XCTAssertTrue(message.contains(name), message)
+                XCTAssertTrue(message.contains("earshot doctor"), message)
+            }
+            XCTAssertNil(model.runner.processID, "a crashed runner is forgotten")
+            XCTAssertEqual(kill(pid, 0), -1, "the crashed runner was reaped")
+        }
+        // the next request starts a new runner and gets the same answer as before the crashes
+        let again = try model.reply(to: Self.question, maxTokens: 4)
+        XCTAssertFalse(again.isEmpty)
+        XCTAssertNotEqual(model.runner.processID, first)
+    }
+
+    func testAHungRunnerIsStoppedAtTheTimeLimit() throws {
+        try smallModelOrSkip()
+        let model = try RunnerChatModel(.small)
+        _ = try model.reply(to: Self.question, maxTokens: 4)
+        let pid = try XCTUnwrap(model.runner.processID)
+        kill(pid, SIGSTOP)  // alive, but answers nothing
+        setenv("EARSHOT_LANGUAGE_TIMEOUT", "2", 1)
+        defer { unsetenv("EARSHOT_LANGUAGE_TIMEOUT") }
+        XCTAssertThrowsError(try model.reply(to: Self.question, maxTokens: 4)) { error in
+            guard case .runnerTimedOut? = error as? LanguageError else { return XCTFail("\(error)") }
+        }
+        XCTAssertEqual(kill(pid, 0), -1, "the hung runner was stopped")
+        unsetenv("EARSHOT_LANGUAGE_TIMEOUT")
+        XCTAssertFalse(try model.reply(to: Self.question, maxTokens: 4).isEmpty)
+    }
+
+    func testAMissingRunnerIsNamedWithHowToBuildIt() throws {
+        try smallModelOrSkip()
+        setenv("EARSHOT_LANGUAGE_RUNNER", "/nonexistent/earshot-language-runner", 1)
+        defer { unsetenv("EARSHOT_LANGUAGE_RUNNER") }
+        XCTAssertThrowsError(try RunnerChatModel(.small).reply(to: Self.question, maxTokens: 4)) { error in
+            let message = (error as? LocalizedError)?.errorDescription ?? ""
+            XCTAssertTrue(message.contains("/nonexistent/earshot-language-runner") && message.contains("swift build --product earshot-language-runner"), message)
+        }
+    }
+
+    /// ggml's AMX kernels fault on Intel Xeons that have AMX (SIGILL in ggml_backend_amx_mul_mat): setup builds
+    /// without them. The machines that build may lack AMX altogether, so this reads the built code itself.
+    func testTheBuiltLlamaCppHoldsNoAMXInstruction() throws {
+        let lib = ModelStore().home.appendingPathComponent("runtime/llama/lib")
+        let libraries = try FileManager.default.contentsOfDirectory(atPath: lib.path).filter { $0.hasSuffix(".so") }
+        XCTAssertTrue(libraries.contains("libggml-cpu.so"), "\(libraries)")
+        for name in libraries {
+            let objdump = Process()
+            objdump.executableURL = URL(fileURLWithPath: "/usr/bin/objdump")
+            objdump.arguments = ["-d", "--no-show-raw-insn", lib.appendingPathComponent(name).path]
+            let out = Pipe()
+            objdump.standardOutput = out
+            try objdump.run()
+            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            objdump.waitUntilExit()
+            XCTAssertEqual(objdump.terminationStatus, 0)
+            XCTAssertGreaterThan(text.count, 1000, "objdump printed no code for \(name)")
+            let amx = ["tilezero", "tileloadd", "tileloaddt1", "tilestored", "tdpbssd", "tdpbsud", "tdpbusd", "tdpbuud", "tdpbf16ps",
+                       "tdpfp16ps", "ldtilecfg", "sttilecfg", "tilerelease"]
+            // "  1a2b3:\ttilezero %tmm0": the mnemonic is the first word after the address's tab
+            let found = text.split(separator: "\n").filter { line in
+                guard let instruction = line.split(separator: "\t").dropFirst().first else { return false }
+                return amx.contains(String(instruction.split(separator: " ").first ?? ""))
+            }
+            XCTAssertTrue(found.isEmpty, "\(name) holds AMX instructions: \(found.prefix(3))")
+        }
+    }
+}
