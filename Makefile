@@ -4,6 +4,9 @@ export EARSHOT_HOME
 # where setup writes the pkg-config files of the native runtimes (sherpa-onnx, llama.cpp) that SwiftPM reads
 export PKG_CONFIG_PATH := $(EARSHOT_HOME)/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 SWIFT ?= swift
+# One optimised build serves the CLI, the benchmarks and the tests (testing enabled, so @testable imports work):
+# the suite's front-ends, training and encoders ran 2-11x faster than in a debug build (ESC-10 5-fold 152 -> 13 s).
+RELEASE = -c release -Xswiftc -enable-testing
 
 .PHONY: setup build demo serve test client-tests examples tsan asan fuzz bench avx2-check clean
 
@@ -13,20 +16,20 @@ SWIFT ?= swift
 # network changes).
 setup:
 	@scripts/setup.sh
-	$(SWIFT) build -c release --product earshot
-	$(SWIFT) build -c release --product earshot-language-runner
+	$(SWIFT) build $(RELEASE) --product earshot
+	$(SWIFT) build $(RELEASE) --product earshot-language-runner
 	scripts/check-runtimes.sh
 	.build/release/earshot voice prepare
 
 build: setup
-	$(SWIFT) build -c release
+	$(SWIFT) build $(RELEASE)
 
 # The main job on a built-in default: synthesise a passage, transcribe it, report accuracy and speed.
 demo: build
 	.build/release/earshot demo
 
 test: setup
-	$(SWIFT) test
+	$(SWIFT) test $(RELEASE)
 	scripts/run-client-tests.sh
 	scripts/run-examples.sh
 	$(MAKE) --no-print-directory tsan
@@ -38,9 +41,8 @@ serve: build
 	.build/release/earshot serve
 
 # The server as clients see it: the official openai Python client, and the pages in headless chromium with a
-# fake microphone (screenshots in .build/client-tests/). Uses the debug build that swift test leaves.
+# fake microphone (screenshots in .build/client-tests/). Uses the release build.
 client-tests: setup
-	$(SWIFT) build --product earshot
 	scripts/run-client-tests.sh
 
 # Examples/ is a separate package that depends on Earshot by path: build it and run each program (the

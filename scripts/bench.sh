@@ -31,6 +31,7 @@ status=0
 "$VENV/bin/python" "$ROOT/bench/sound.py" || status=1
 "$VENV/bin/python" "$ROOT/bench/voice.py" || status=1
 "$VENV/bin/python" "$ROOT/bench/notes.py" || status=1
+python3 "$ROOT/bench/llm.py" || status=1
 python3 "$ROOT/bench/server.py" || status=1
 "$VENV/bin/python" "$ROOT/bench/transcription.py" "$@" || status=1
 # two hours of 44.1 kHz stereo through each system once (about 14 minutes): peak memory and time

@@ -3,11 +3,11 @@
 # installed models linked in), then the official openai Python client and the web app in Debian's chromium
 # (Selenium, headless, the microphone fed from WAV files). Screenshots land in .build/client-tests/.
 # Usage: scripts/run-client-tests.sh [browser test names...]
-# EARSHOT_BIN chooses the binary (default: the debug build `swift test` leaves).
+# EARSHOT_BIN chooses the binary (default: the release build that setup and `make test` use).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 EARSHOT_HOME=${EARSHOT_HOME:-$HOME/.cache/earshot}
-BIN=${EARSHOT_BIN:-$ROOT/.build/debug/earshot}
+BIN=${EARSHOT_BIN:-$ROOT/.build/release/earshot}
 PYTHON="$EARSHOT_HOME/client-venv/bin/python"
 OUT="$ROOT/.build/client-tests"
 [ -x "$BIN" ] || { echo "no earshot binary at $BIN (swift build first)" >&2; exit 1; }

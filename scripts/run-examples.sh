@@ -20,7 +20,10 @@ echo "==> building Examples/ (a separate package that depends on Earshot by path
 # SwiftPM keeps the plan of an earlier build and does not notice files added to a path dependency (the build
 # then fails with "cannot find 'X' in scope"): plan afresh; what was compiled is still reused
 rm -f "$ROOT/Examples/.build/release.yaml" "$ROOT"/Examples/.build/*/release/description.json
-if ! swift build --package-path "$ROOT/Examples" -c release > "$WORK/build.log" 2>&1; then
+# the notes example runs its language model in earshot-language-runner, which must sit beside the program: a
+# product of the Earshot dependency, built as any package using EarshotNotes would build it
+if ! { swift build --package-path "$ROOT/Examples" -c release && \
+       swift build --package-path "$ROOT/Examples" -c release --product earshot-language-runner; } > "$WORK/build.log" 2>&1; then
   grep -E "error" "$WORK/build.log" | sort -u | head -40
   echo "FAIL: Examples/ does not build against the library"
   exit 1

@@ -14,6 +14,15 @@ func milliseconds(_ body: () throws -> Void) rethrows -> Double {
 }
 
 let args = Array(CommandLine.arguments.dropFirst())
+if args.count >= 2, args[0] == "llm-speed" || args[0] == "llm-notes", let choice = LanguageModelChoice(rawValue: args[1]) {
+    do {
+        if args[0] == "llm-speed" { try LanguageBench.speed(choice) } else { try LanguageBench.notes(choice, file: args.count > 2 ? args[2] : "bench/data/judged-notes.json") }
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("earshot-bench: \(error.localizedDescription)\n".utf8))
+        exit(1)
+    }
+}
 // earshot-bench llm default|small TRANSCRIPT.txt: the note writer's three requests, timed one by one
 if args.count == 3, args[0] == "llm", let choice = LanguageModelChoice(rawValue: args[1]),
    let transcript = try? String(contentsOfFile: args[2], encoding: .utf8) {

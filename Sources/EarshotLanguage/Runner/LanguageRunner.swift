@@ -25,6 +25,8 @@ public final class LanguageRunner: Sendable {
     private let home: URL
     /// The running runner, if any; held while a request is out, so requests from several tasks take turns.
     private let process = Locked<RunnerProcess?>(nil)
+    /// Its process id, apart from `process`, whose lock is held for as long as a request runs.
+    private let runningID = Locked<Int32?>(nil)
 
     public init(_ kind: Kind, store: ModelStore = ModelStore(), threads: Int = 2) {
         self.kind = kind
@@ -33,7 +35,7 @@ public final class LanguageRunner: Sendable {
     }
 
     /// The runner's process id, while one runs (tests stop it to check what a crash does).
-    public var processID: Int32? { process.withLock { $0?.pid } }
+    public var processID: Int32? { runningID.withLock { $0 } }
 
     public static var executable: String {
         if let custom = ProcessInfo.processInfo.environment["EARSHOT_LANGUAGE_RUNNER"], !custom.isEmpty { return custom }
@@ -53,12 +55,14 @@ public final class LanguageRunner: Sendable {
         try process.withLock { process in
             let runner = try process ?? start()
             process = runner
+            runningID.withLock { $0 = runner.pid }
             do {
                 let response = try runner.ask(request, timeout: Self.requestTimeout)
                 if let error = response.error { throw LanguageError.failed(error) }
                 return response
             } catch let error as LanguageError where error.endedRunner {
                 process = nil  // the next request starts a new runner
+                runningID.withLock { $0 = nil }
                 throw error
             }
         }

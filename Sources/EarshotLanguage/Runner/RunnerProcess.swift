@@ -8,6 +8,8 @@ final class RunnerProcess {
     let pid: pid_t
     private let socket: Int32
     private var buffered = Data()
+    /// Set once the child has been reaped: its pid may then belong to another process.
+    private var reaped = false
 
     /// Starts `executable` with `arguments` and waits (at most `timeout` s) for its first line.
     init(executable: String, arguments: [String], timeout: Double) throws {
@@ -42,7 +44,7 @@ final class RunnerProcess {
 
     deinit {
         close(socket)  // the runner reads end-of-file and exits
-        if pid > 0 { kill(pid, SIGKILL); _ = Self.reap(pid) }
+        if !reaped { kill(pid, SIGKILL); _ = Self.reap(pid) }
     }
 
     /// Sends one request and waits for its answer. A runner that dies or does not answer in time is stopped and
@@ -76,6 +78,7 @@ final class RunnerProcess {
             guard left > 0 else {
                 kill(pid, SIGKILL)
                 _ = Self.reap(pid)
+                reaped = true
                 throw LanguageError.runnerTimedOut(seconds: timeout, doing: what)
             }
             var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
@@ -93,6 +96,7 @@ final class RunnerProcess {
     /// The runner's end: how it died (a signal, or an exit code), after reaping it.
     private func ended(doing what: String) -> LanguageError {
         let status = Self.reap(pid)
+        reaped = true
         return .runnerCrashed(signal: status.signal, exitCode: status.exitCode, doing: what)
     }
 

@@ -6,6 +6,8 @@ public struct NoteText: Sendable, Equatable {
     public var title: String
     public var summary: String
     public var actions: [String]
+    /// Whether the model wrote the title (false: its title broke the rules and key words were used instead).
+    public var titleFromModel = true
 }
 
 /// Titles, summaries and action items from a transcript with a local language model. Long transcripts
@@ -39,10 +41,11 @@ public struct NoteWriter {
         let short = try summary(of: body, sentences: "one or two")
         let heading = try title(body, summary: short, transcript: text)
         var seen = Set<String>()
-        return NoteText(title: heading, summary: short, actions: actions.filter { seen.insert($0.lowercased()).inserted })
+        return NoteText(title: heading.title, summary: short, actions: actions.filter { seen.insert($0.lowercased()).inserted },
+                        titleFromModel: heading.fromModel)
     }
 
-    func title(_ body: String, summary: String, transcript: String) throws -> String {
+    func title(_ body: String, summary: String, transcript: String) throws -> (title: String, fromModel: Bool) {
         let reply = try model.reply(to: [
             .init("system", Self.system),
             .init("user", """
@@ -54,9 +57,9 @@ public struct NoteWriter {
         ], maxTokens: 24, grammar: nil)
         let title = Self.cleanTitle(reply)
         if title.isEmpty || Self.copiesOpening(title, of: transcript) || Self.echoesInstructions(title) {
-            return Titles.keywords(from: summary.isEmpty ? transcript : summary + " " + transcript)
+            return (Titles.keywords(from: summary.isEmpty ? transcript : summary + " " + transcript), false)
         }
-        return title
+        return (title, true)
     }
 
     func summary(of body: String, sentences: String) throws -> String {
@@ -79,8 +82,9 @@ public struct NoteWriter {
             Voice note transcript:
             \"\"\"\(chunk)\"\"\"
 
-            List the action items in this note (things someone has to do) as a JSON array of imperative phrases of at most 8 words \
-            each. If there are none, reply [].
+            List the action items in this note (things someone has to do) as a JSON array. Each item is a short imperative \
+            phrase; when the note says who does it or by when, keep both, as in "Tom: post the job description by Friday". \
+            If there are none, reply [].
             """),
         ], maxTokens: 300, grammar: Self.actionsGrammar)
         let items = (try? JSONDecoder().decode([String].self, from: Data(reply.utf8))) ?? []

@@ -186,8 +186,9 @@ public final class NotesPipeline {
             try complete(.summarise, note: id, update: """
                 summary = ?, actions = ?, language_model = ?,
                 title = CASE WHEN title_by = 'user' THEN title ELSE ? END,
-                title_by = CASE WHEN title_by = 'user' THEN title_by ELSE 'llm' END
-                """, [.text(text.summary), .text(actions), .text(options.languageModel.displayName), .text(text.title)])
+                title_by = CASE WHEN title_by = 'user' THEN title_by ELSE ? END
+                """, [.text(text.summary), .text(actions), .text(options.languageModel.displayName), .text(text.title),
+                      .text(text.titleFromModel ? "llm" : "extract")])
             let after = writer.model.usage
             let generated = max(0, after.generatedTokens - before.generatedTokens)
             return String(format: "%d tokens generated, %.1f tokens/s overall", generated,

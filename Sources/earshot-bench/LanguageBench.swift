@@ -1,0 +1,50 @@
+import EarshotLanguage
+import EarshotNotes
+import Foundation
+
+/// `earshot-bench llm-speed MODEL`: prompt and generation tokens/s through the runner (as the notes pipeline runs
+/// the model) and in this process, for bench/llm.py to set beside llama.cpp's own llama-bench.
+/// `earshot-bench llm-notes MODEL FILE.json`: the note writer over each transcript of a judged set, a JSON line each.
+enum LanguageBench {
+    static func speed(_ choice: LanguageModelChoice) throws {
+        // about 500 prompt tokens of plain prose, then a generation that does not stop on its own before 64 tokens
+        let prose = String(repeating: "The committee met on Tuesday to discuss the budget, the hiring plan and the launch date. ", count: 28)
+        let prompt = [ChatMessage("user", prose + "\nReply with OK.")]
+        let count = [ChatMessage("user", "Count from one to two hundred in words, separated by commas.")]
+        var result: [String: Any] = ["model": choice.rawValue]
+        for (name, model) in [("runner", try RunnerChatModel(choice) as any ChatModel), ("in_process", try LanguageModel(choice) as any ChatModel)] {
+            _ = try model.reply(to: [ChatMessage("user", "Hello")], maxTokens: 2, grammar: nil)  // loaded, runner started
+            var prefill: [Double] = [], generation: [Double] = []
+            for round in 0..<3 {
+                // a different first word each round, so no round reuses the previous one's cached prompt
+                let fresh = [ChatMessage("user", "Round \(round). " + prompt[0].content)]
+                let before = model.usage, started = Date()
+                _ = try model.reply(to: fresh, maxTokens: 1, grammar: nil)
+                prefill.append(Double(model.usage.promptTokens - before.promptTokens) / Date().timeIntervalSince(started))
+                // the counting prompt is decoded once (first round); each round then times the generation of 64 tokens
+                _ = try model.reply(to: count, maxTokens: 1, grammar: nil)
+                let g0 = model.usage, t0 = Date()
+                _ = try model.reply(to: count, maxTokens: 64, grammar: nil)
+                generation.append(Double(model.usage.generatedTokens - g0.generatedTokens) / Date().timeIntervalSince(t0))
+            }
+            result[name] = ["prompt_tokens_per_s": prefill.sorted()[1], "generation_tokens_per_s": generation.sorted()[1]]
+        }
+        let data = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])
+        print(String(decoding: data, as: UTF8.self))
+    }
+
+    struct JudgedNote: Decodable { let kind: String; let transcript: String }
+
+    static func notes(_ choice: LanguageModelChoice, file: String) throws {
+        let notes = try JSONDecoder().decode([JudgedNote].self, from: Data(contentsOf: URL(fileURLWithPath: file)))
+        let writer = NoteWriter(model: try RunnerChatModel(choice))
+        _ = try writer.model.reply(to: [ChatMessage("user", "Hello")], maxTokens: 2, grammar: nil)  // load outside the timing
+        for note in notes {
+            let started = Date()
+            let text = try writer.write(transcript: note.transcript)
+            let line: [String: Any] = ["kind": note.kind, "title": text.title, "title_by_model": text.titleFromModel,
+                                       "summary": text.summary, "actions": text.actions, "seconds": Date().timeIntervalSince(started)]
+            FileHandle.standardOutput.write(try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys]) + Data("\n".utf8))
+        }
+    }
+}

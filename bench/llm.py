@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Language models (make bench): the runner process against llama.cpp's own llama-bench, and note quality.
+
+1. Speed: prompt and generation tokens/s of each installed model through `earshot-language-runner` (as the notes
+   pipeline runs it) and inside one process, beside `llama-bench` built from the same llama.cpp source with the
+   same instruction sets (into EARSHOT_HOME/bench/llama-bench), 2 threads. llama-bench is run twice for prompts:
+   with its default 512-token batches and with the 64-token chunks Earshot decodes prompts in (fixed chunks give
+   the same answer however a prompt was reached).
+2. Quality and time on a judged set (bench/data/judged-notes.json: 20 transcripts of meetings, reminders, ideas
+   and calls): titles the model wrote vs key-word fallbacks, action items naming their owner and their date where
+   the note says them, seconds per note (title + summary + action items).
+usage: python3 bench/llm.py [--models default,small] [--skip-speed] [--skip-notes]
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HOME = os.environ.get("EARSHOT_HOME") or os.path.expanduser("~/.cache/earshot")
+BENCH = os.path.join(ROOT, ".build/release/earshot-bench")
+MODELS = {"default": "models/llm/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "small": "models/llm/SmolLM2-135M-Instruct.Q4_1.gguf"}
+
+
+def build_llama_bench():
+    """llama-bench from the sdist setup built libllama from, with the same cmake options (read from build-llama.sh's record)."""
+    out = os.path.join(HOME, "bench/llama-bench")
+    sdist = glob.glob(os.path.join(HOME, "downloads/llama_cpp_python-*.tar.gz"))[0]
+    isa = open(os.path.join(HOME, "runtime/llama/instruction-sets.txt")).read().split()[1:]
+    stamp = os.path.join(out, ".stamp")
+    want = sdist + " " + " ".join(isa)
+    if os.path.exists(stamp) and open(stamp).read() == want:
+        return os.path.join(out, "llama-bench")
+    print("==> building llama-bench from the same llama.cpp source (a few minutes)", flush=True)
+    work = tempfile.mkdtemp()
+    try:
+        subprocess.run(["tar", "xzf", sdist, "-C", work], check=True)
+        src = glob.glob(os.path.join(work, "llama_cpp_python-*/vendor/llama.cpp"))[0]
+        flags = "-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
+        subprocess.run(["cmake", "-S", src, "-B", os.path.join(work, "build"), "-DCMAKE_BUILD_TYPE=Release", "-DBUILD_SHARED_LIBS=OFF",
+                        "-DLLAMA_CURL=OFF", "-DGGML_NATIVE=OFF", "-DGGML_OPENMP=OFF", f"-DCMAKE_C_FLAGS={flags}", f"-DCMAKE_CXX_FLAGS={flags}",
+                        "-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=OFF", "-DLLAMA_BUILD_SERVER=OFF"] + isa,
+                       check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(["cmake", "--build", os.path.join(work, "build"), "--target", "llama-bench", "-j", str(os.cpu_count())],
+                       check=True, stdout=subprocess.DEVNULL)
+        os.makedirs(out, exist_ok=True)
+        shutil.copy(os.path.join(work, "build/bin/llama-bench"), out)
+        open(stamp, "w").write(want)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return os.path.join(out, "llama-bench")
+
+
+def llama_bench(binary, model, batch=None):
+    args = [binary, "-m", os.path.join(HOME, model), "-t", "2", "-p", "512", "-n", "64", "-r", "3", "-o", "json"]
+    if batch:
+        args += ["-b", str(batch), "-ub", str(batch)]
+    rows = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
+    prompt = next(r["avg_ts"] for r in rows if r["n_prompt"] > 0)
+    gen = next(r["avg_ts"] for r in rows if r["n_gen"] > 0)
+    return prompt, gen
+
+
+def speed(models):
+    binary = build_llama_bench()
+    print("\n| model | llama-bench prompt (512 batch) | llama-bench prompt (64 batch) | runner prompt | in-process prompt | "
+          "llama-bench generation | runner generation | in-process generation | runner / llama-bench generation |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name in models:
+        pp512, tg = llama_bench(binary, MODELS[name])
+        pp64, _ = llama_bench(binary, MODELS[name], batch=64)
+        ours = json.loads(subprocess.run([BENCH, "llm-speed", name], check=True, capture_output=True, text=True).stdout)
+        r, i = ours["runner"], ours["in_process"]
+        print(f"| {name} | {pp512:.0f} | {pp64:.0f} | {r['prompt_tokens_per_s']:.0f} | {i['prompt_tokens_per_s']:.0f} | {tg:.1f} | "
+              f"{r['generation_tokens_per_s']:.1f} | {i['generation_tokens_per_s']:.1f} | {r['generation_tokens_per_s'] / tg:.2f} |", flush=True)
+
+
+def mentions(actions, word):
+    return any(re.search(r"\b" + re.escape(word.lower()) + r"\b", a.lower()) for a in actions)
+
+
+def notes(models):
+    judged = json.load(open(os.path.join(ROOT, "bench/data/judged-notes.json")))
+    print("\n| model | titles by the model | actions with their owner | actions with their date | seconds per note (median) | slowest |")
+    print("|---|---|---|---|---|---|")
+    examples = {}
+    for name in models:
+        run = subprocess.run([BENCH, "llm-notes", name, os.path.join(ROOT, "bench/data/judged-notes.json")],
+                             check=True, capture_output=True, text=True)
+        results = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
+        owners = [(r, a["owner"]) for r, j in zip(results, judged) for a in j["actions"] if a["owner"]]
+        dates = [(r, a["date"]) for r, j in zip(results, judged) for a in j["actions"] if a["date"]]
+        seconds = [r["seconds"] for r in results]
+        print(f"| {name} | {sum(r['title_by_model'] for r in results)}/{len(results)} | "
+              f"{sum(mentions(r['actions'], o) for r, o in owners)}/{len(owners)} | {sum(mentions(r['actions'], d) for r, d in dates)}/{len(dates)} | "
+              f"{statistics.median(seconds):.1f} | {max(seconds):.1f} |", flush=True)
+        examples[name] = results
+    print("\nTitles side by side (first five notes):\n")
+    print("| note | " + " | ".join(models) + " |")
+    print("|---|" + "---|" * len(models))
+    for k in range(5):
+        cells = [examples[m][k]["title"] + ("" if examples[m][k]["title_by_model"] else " (key words)") for m in models]
+        print(f"| {judged[k]['transcript'][:60]}… | " + " | ".join(cells) + " |")
+    print("\nAction items of the first note:")
+    for m in models:
+        print(f"- {m}: {examples[m][0]['actions']}")
+    os.makedirs(os.path.join(ROOT, "bench/results"), exist_ok=True)
+    json.dump(examples, open(os.path.join(ROOT, "bench/results/llm-notes.json"), "w"), indent=1)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default="default,small")
+    parser.add_argument("--skip-speed", action="store_true")
+    parser.add_argument("--skip-notes", action="store_true")
+    args = parser.parse_args()
+    models = [m for m in args.models.split(",") if os.path.exists(os.path.join(HOME, MODELS[m]))]
+    if not os.path.exists(BENCH):
+        sys.exit(f"{BENCH} is missing: run `swift build -c release --product earshot-bench` (make bench does)")
+    if not args.skip_speed:
+        speed(models)
+    if not args.skip_notes:
+        notes(models)
+
+
+if __name__ == "__main__":
+    main()
