@@ -85,10 +85,17 @@ def mentions(actions, word):
     return any(re.search(r"\b" + re.escape(word.lower()) + r"\b", a.lower()) for a in actions)
 
 
+def invented(result, transcript):
+    """Action items that start with a name ("Tom: ...") the transcript never says."""
+    names = [m.group(1) for a in result["actions"] for m in [re.match(r"\s*([A-Z][a-z]+):", a)] if m]
+    return sum(1 for n in names if n.lower() not in transcript.lower())
+
+
 def notes(models):
     judged = json.load(open(os.path.join(ROOT, "bench/data/judged-notes.json")))
-    print("\n| model | titles by the model | actions with their owner | actions with their date | seconds per note (median) | slowest |")
-    print("|---|---|---|---|---|---|")
+    print("\n| model | titles by the model | actions with their owner | actions with their date | invented owners | "
+          "seconds per note (median) | slowest |")
+    print("|---|---|---|---|---|---|---|")
     examples = {}
     for name in models:
         run = subprocess.run([BENCH, "llm-notes", name, os.path.join(ROOT, "bench/data/judged-notes.json")],
@@ -99,6 +106,7 @@ def notes(models):
         seconds = [r["seconds"] for r in results]
         print(f"| {name} | {sum(r['title_by_model'] for r in results)}/{len(results)} | "
               f"{sum(mentions(r['actions'], o) for r, o in owners)}/{len(owners)} | {sum(mentions(r['actions'], d) for r, d in dates)}/{len(dates)} | "
+              f"{sum(invented(r, j['transcript']) for r, j in zip(results, judged))} | "
               f"{statistics.median(seconds):.1f} | {max(seconds):.1f} |", flush=True)
         examples[name] = results
     print("\nTitles side by side (first five notes):\n")

@@ -42,6 +42,12 @@ final class NotesPipelineTests: XCTestCase {
         XCTAssertLessThanOrEqual(note.title.split(separator: " ").count, NoteWriter.maxTitleWords, note.title)
         XCTAssertFalse(NoteWriter.copiesOpening(note.title, of: note.transcript), note.title)
         XCTAssertFalse(note.summary.isEmpty)
+        // an owner is named only when the note names one (an example name in the prompt was once copied into every note)
+        for action in note.actions {
+            if let colon = action.firstIndex(of: ":"), case let name = action[..<colon], !name.contains(" ") {
+                XCTAssertTrue(transcript.contains(name.lowercased()), "'\(action)' names someone the note does not")
+            }
+        }
         XCTAssertEqual(note.languageModel, LanguageModelChoice.small.displayName)
         XCTAssertEqual(try store.db.query("SELECT length(embedding) FROM notes WHERE id = ?", [.integer(Int64(id))]).first?.first?.int, 384 * 4)
         print("title: \(note.title) | summary: \(note.summary) | actions: \(note.actions)")

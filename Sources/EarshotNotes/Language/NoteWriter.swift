@@ -82,9 +82,9 @@ public struct NoteWriter {
             Voice note transcript:
             \"\"\"\(chunk)\"\"\"
 
-            List the action items in this note (things someone has to do) as a JSON array. Each item is a short imperative \
-            phrase; when the note says who does it or by when, keep both, as in "Tom: post the job description by Friday". \
-            If there are none, reply [].
+            List the action items in this note (things someone has to do) as a JSON array of short imperative phrases. \
+            When the note names the person who will do one, begin that item with their name and a colon; when it says by \
+            when, keep the day or date. Never add a name the note does not say. If there are none, reply [].
             """),
         ], maxTokens: 300, grammar: Self.actionsGrammar)
         let items = (try? JSONDecoder().decode([String].self, from: Data(reply.utf8))) ?? []
