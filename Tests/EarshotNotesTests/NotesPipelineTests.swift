@@ -78,6 +78,18 @@ final class NotesPipelineTests: XCTestCase {
         XCTAssertEqual(Titles.keywords(from: Self.meeting), "Budget, Notes, Meeting")
     }
 
+    /// Owners and deadlines in action items must come from the note (items the 1.5B model wrote on the judged set).
+    func testActionItemsKeepOnlyTheOwnersAndDeadlinesTheNoteSays() {
+        let note = "Tom will post the job description by Friday. Everyone please review the onboarding document."
+        XCTAssertEqual(NoteWriter.withoutInventions("Tom: Post the job description by Friday", said: note), "Tom: Post the job description by Friday")
+        XCTAssertEqual(NoteWriter.withoutInventions("Everyone: Review the onboarding document", said: note), "Everyone: Review the onboarding document")
+        XCTAssertEqual(NoteWriter.withoutInventions("John: Move the raspberries by April 15th", said: "Move the raspberries to the fence."),
+                       "Move the raspberries")
+        XCTAssertEqual(NoteWriter.withoutInventions("Sarah: prepare the action items; by 10 AM", said: note), "Prepare the action items")
+        XCTAssertEqual(NoteWriter.withoutInventions("Send the invoice by the end of the month", said: "Send it before the end of the month."),
+                       "Send the invoice by the end of the month")
+    }
+
     func testLongTranscriptsAreCutIntoChunksBetweenSentences() {
         let sentence = "The quarterly figures were discussed at length by the whole team."  // 11 words
         let text = Array(repeating: sentence, count: 30).joined(separator: " ")

@@ -88,7 +88,24 @@ public struct NoteWriter {
             """),
         ], maxTokens: 300, grammar: Self.actionsGrammar)
         let items = (try? JSONDecoder().decode([String].self, from: Data(reply.utf8))) ?? []
-        return items.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { $0.count >= 3 }
+        return items.map { Self.withoutInventions($0.trimmingCharacters(in: .whitespacesAndNewlines), said: chunk) }.filter { $0.count >= 3 }
+    }
+
+    /// An action item without the owner or deadline the model made up: asked to keep who and by when, the 1.5B
+    /// model also wrote "John: …" and "by April 15th" into notes that name no one and no date (8 of 27 items on
+    /// the judged set, bench/llm.py). A leading "Name:" or a closing "by …" stays only when the note says it.
+    static func withoutInventions(_ item: String, said transcript: String) -> String {
+        let said = Set(Titles.words(transcript))
+        var item = item
+        if let colon = item.firstIndex(of: ":"), case let owner = item[..<colon], !owner.isEmpty, owner.split(separator: " ").count <= 2,
+           !Titles.words(String(owner)).allSatisfy(said.contains) {
+            item = String(item[item.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+        }
+        if let by = item.range(of: #"[;,]?\s+by\s+[^;,]+$"#, options: [.regularExpression, .caseInsensitive]) {
+            let deadline = Titles.words(String(item[by])).filter { $0 != "by" && $0 != "the" }
+            if !deadline.isEmpty && !deadline.allSatisfy(said.contains) { item = String(item[..<by.lowerBound]) }
+        }
+        return item.isEmpty ? item : item.prefix(1).uppercased() + item.dropFirst()
     }
 
     // MARK: text helpers
