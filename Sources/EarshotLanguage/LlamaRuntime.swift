@@ -84,7 +84,7 @@ public enum LanguageError: Error, LocalizedError, Equatable {
     public var errorDescription: String? {
         switch self {
         case let .runnerCrashed(signal?, _, doing):
-            return "the language model crashed while \(doing): \(String(cString: strsignal(signal)).lowercased()) (signal \(signal)) — `earshot doctor` checks the runtime on this CPU"
+            return "the language model crashed while \(doing): \(ProcessStatus.describe(signal: signal)) — `earshot doctor` checks the runtime on this CPU"
         case let .runnerCrashed(nil, code, doing):
             return "the language model's runner exited while \(doing) (exit code \(code.map(String.init) ?? "unknown")) — `earshot doctor` checks the runtime on this CPU"
         case let .runnerTimedOut(seconds, doing):

@@ -1,3 +1,4 @@
+import EarshotCore
 import Foundation
 
 /// The processes this one started, read from /proc (tests find a runner to stop it).
@@ -7,11 +8,7 @@ public enum ChildProcesses {
         let me = getpid()
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { Int32($0) }.filter { pid in
-            // /proc/PID/stat: "pid (name) state ppid ..."; the name may hold spaces, so read after the last ')'
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return false }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            guard fields.count > 2, Int32(fields[1]) == me else { return false }
+            guard ProcessStatus.parent(of: pid) == me else { return false }
             let command = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))).map {
                 String(decoding: $0.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
             } ?? ""

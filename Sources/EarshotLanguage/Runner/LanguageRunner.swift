@@ -8,6 +8,8 @@ import Foundation
 /// The runner program is found through `EARSHOT_LANGUAGE_RUNNER`, else beside the running program (SwiftPM puts
 /// every product of a package in one folder: `swift build --product earshot-language-runner`).
 public final class LanguageRunner: Sendable {
+    /// What a runner is for: a chat model (`chat default`, `chat small`) or the sentence embedder (`embed`); the
+    /// runner's first arguments say which, written by `arguments` and read back by `init(arguments:)`.
     public enum Kind: Sendable, Equatable {
         case chat(LanguageModelChoice)
         case embed
@@ -16,6 +18,14 @@ public final class LanguageRunner: Sendable {
             switch self {
             case let .chat(choice): return ["chat", choice.rawValue]
             case .embed: return ["embed"]
+            }
+        }
+
+        init(arguments: [String]) throws {
+            switch arguments.first {
+            case "chat": self = .chat(try LanguageModelChoice(named: arguments.dropFirst().first ?? "default"))
+            case "embed": self = .embed
+            default: throw LanguageError.failed("usage: earshot-language-runner chat [default|small] | embed [--threads N] [--home EARSHOT_HOME]")
             }
         }
     }
@@ -39,8 +49,7 @@ public final class LanguageRunner: Sendable {
 
     public static var executable: String {
         if let custom = ProcessInfo.processInfo.environment["EARSHOT_LANGUAGE_RUNNER"], !custom.isEmpty { return custom }
-        let program = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        return URL(fileURLWithPath: program).deletingLastPathComponent().appendingPathComponent("earshot-language-runner").path
+        return URL(fileURLWithPath: ProcessStatus.programPath).deletingLastPathComponent().appendingPathComponent("earshot-language-runner").path
     }
 
     /// Seconds a runner may take to load its model, or to answer one request (`EARSHOT_LANGUAGE_TIMEOUT`

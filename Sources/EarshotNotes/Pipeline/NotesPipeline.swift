@@ -76,13 +76,7 @@ public final class NotesPipeline {
 
     // MARK: claiming and committing
 
-    /// Whether a worker still runs. A zombie (dead, not yet reaped: common in containers whose first process
-    /// reaps nothing) answers kill(pid, 0) like a live process, so its state is read too.
-    static func isAlive(_ pid: Int64) -> Bool {
-        guard kill(pid_t(pid), 0) == 0 || errno == EPERM else { return false }
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return true }
-        return stat[stat.index(after: close)...].split(separator: " ").first != "Z"
-    }
+    static func isAlive(_ pid: Int64) -> Bool { ProcessStatus.isRunning(pid_t(pid)) }
 
     func claim(only note: Int?) throws -> (Int, NoteStage)? {
         try store.guarded {

@@ -25,7 +25,7 @@ final class Services: Sendable {
         try FileManager.default.createDirectory(at: configuration.soundModelsDirectory, withIntermediateDirectories: true)
         let server = configuration.models.home.appendingPathComponent("server")
         for name in (try? FileManager.default.contentsOfDirectory(atPath: server.path)) ?? [] where name.hasPrefix("run-") {
-            if let pid = Int32(name.dropFirst(4)), kill(pid, 0) != 0 && errno == ESRCH {
+            if let pid = Int32(name.dropFirst(4)), !ProcessStatus.isRunning(pid) {
                 try? FileManager.default.removeItem(at: server.appendingPathComponent(name))
             }
         }

@@ -36,6 +36,8 @@ enum DoctorCommand {
 
     struct Check: Encodable {
         let name: String
+        /// "onnxruntime" or "llama.cpp": which native runtime the check exercises (setup rebuilds llama.cpp only).
+        var runtime = "llama.cpp"
         let ok: Bool
         let seconds: Double
         /// What went wrong, or what the check produced.
@@ -67,7 +69,11 @@ enum DoctorCommand {
                       + String(format: "%5.1f s  ", check.seconds) + check.detail)
             }
         }
-        for name in onnxChecks { record(try child(name)) }
+        for name in onnxChecks {
+            var check = try child(name)
+            check.runtime = "onnxruntime"
+            record(check)
+        }
         for choice in LanguageModelChoice.allCases where choice.path(in: store) != nil {
             record(timed("language model \(choice.rawValue)") {
                 let model = try RunnerChatModel(choice, store: store)
@@ -121,7 +127,7 @@ enum DoctorCommand {
     static func child(_ name: String) throws -> Check {
         let started = Date()
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+        process.executableURL = URL(fileURLWithPath: ProcessStatus.programPath)
         process.arguments = ["doctor", "--check", name]
         let output = Pipe()
         process.standardOutput = output
@@ -134,7 +140,7 @@ enum DoctorCommand {
         if process.terminationReason == .uncaughtSignal {
             let signal = process.terminationStatus
             return Check(name: name, ok: false, seconds: seconds,
-                         detail: "crashed: \(String(cString: strsignal(signal)).lowercased()) (signal \(signal))", signal: signal)
+                         detail: "crashed: \(ProcessStatus.describe(signal: signal))", signal: signal)
         }
         return Check(name: name, ok: process.terminationStatus == 0, seconds: seconds, detail: last, signal: nil)
     }
