@@ -6,13 +6,7 @@ import Foundation
 /// faults on, a bad model — ends this process only: the parent sees the signal, fails that one piece of work
 /// with a readable error and starts a new runner for the next (see `LanguageRunner`).
 public enum LanguageRunnerService {
-    /// What a runner is for: a chat model (`chat default`, `chat small`) or the sentence embedder (`embed`).
-    enum Role {
-        case chat(LanguageModelChoice)
-        case embed
-    }
-
-    /// The runner program's whole life. `arguments`: ROLE [MODEL] [--threads N]. Returns the exit code.
+    /// The runner program's whole life. `arguments`: KIND [MODEL] [--threads N] [--home DIR]. Returns the exit code.
     public static func main(_ arguments: [String]) -> Int32 {
         // answers go to the original standard output; anything else written to stdout (a library's print)
         // is sent to stderr instead, so it can never corrupt the protocol
@@ -30,7 +24,7 @@ public enum LanguageRunnerService {
         let store = ModelStore(home: option("--home").map { URL(fileURLWithPath: $0) })
         let handler: (RunnerRequest) throws -> RunnerResponse
         do {
-            switch try role(arguments) {
+            switch try LanguageRunner.Kind(arguments: arguments) {
             case let .chat(choice):
                 let model = try LanguageModel(choice, store: store, threads: threads)
                 handler = { request in try answer(request, model: model) }
@@ -65,14 +59,6 @@ public enum LanguageRunnerService {
         Thread.detachNewThread {
             while getppid() == parent { sleep(1) }
             _exit(0)
-        }
-    }
-
-    static func role(_ arguments: [String]) throws -> Role {
-        switch arguments.first {
-        case "chat": return .chat(try LanguageModelChoice(named: arguments[safe: 1] ?? "default"))
-        case "embed": return .embed
-        default: throw LanguageError.failed("usage: earshot-language-runner chat [default|small] | embed [--threads N] [--home EARSHOT_HOME]")
         }
     }
 
