@@ -27,7 +27,7 @@ for c in report["checks"]:
 PY
 }
 language_crashed() { python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))
-sys.exit(0 if any(c.get("signal") is not None and not c["ok"] and not c["name"].startswith(("whisper", "voice", "yamnet", "speaker")) for c in r["checks"]) else 1)' "$WORK/doctor.json"; }
+sys.exit(0 if any(c.get("signal") is not None and not c["ok"] and c["runtime"] == "llama.cpp" for c in r["checks"]) else 1)' "$WORK/doctor.json"; }
 
 echo "==> checking every runtime on this CPU (earshot doctor)"
 if check; then show; state > "$STAMP"; exit 0; fi
