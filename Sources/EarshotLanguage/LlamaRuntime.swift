@@ -90,7 +90,7 @@ public enum LanguageError: Error, LocalizedError, Equatable {
         case let .runnerTimedOut(seconds, doing):
             return "the language model did not finish \(doing) within \(Int(seconds)) s and was stopped (EARSHOT_LANGUAGE_TIMEOUT sets the limit)"
         case let .runnerMissing(path):
-            return "the language-model runner is missing (no \(path)): build it with `swift build --product earshot-language-runner` beside your program, or set EARSHOT_LANGUAGE_RUNNER"
+            return "the language-model runner is missing (no \(path)): `\(ModelStore.installCommand)` builds it beside earshot; for your own program, build it with `swift build --product earshot-language-runner`, or set EARSHOT_LANGUAGE_RUNNER"
         case let .failedToLoad(path): return "\(path): llama.cpp could not load this model (damaged file? reinstall it with `\(ModelStore.installCommand)`)"
         case let .failed(what): return "language model: \(what)"
         }
