@@ -29,6 +29,7 @@ let package = Package(
         .systemLibrary(name: "CPortAudio", pkgConfig: "portaudio-2.0", providers: [.apt(["portaudio19-dev"])]),
         .systemLibrary(name: "CBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CLlama", pkgConfig: "earshot-llama"),
         // Our own declarations of the ONNX Runtime C API subset we call (no package ships its header), over the
         // ONNX Runtime that ships with sherpa-onnx: one copy of the runtime in the process.
@@ -37,8 +38,9 @@ let package = Package(
         // Shared core: audio decoding, resampling, live sources, model locations, ONNX Runtime, log-mel
         // features, training math, errors, terminal output.
         .target(name: "EarshotCore", dependencies: ["CSndFile", "CSoxr", "CPortAudio", "CBLAS", "COnnxRuntime"]),
-        // Capability: speech to text (files and live).
-        .target(name: "EarshotSpeech", dependencies: ["EarshotCore", "CSherpaOnnx"]),
+        // Capability: speech to text (files and live): Earshot's own Whisper decoding loop over ONNX Runtime
+        // (OpenBLAS for the front-end's DFT, zlib for the loop check), sherpa-onnx's silero VAD.
+        .target(name: "EarshotSpeech", dependencies: ["EarshotCore", "CSherpaOnnx", "CBLAS", "CZlib"]),
         // Capability: sound classification (built-in AudioSet classifier, trained classifiers).
         .target(name: "EarshotSound", dependencies: ["EarshotCore"]),
         // Capability: voice ID (enrolment trained on the device, verification, identification).

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything Earshot needs, idempotently, into $EARSHOT_HOME (default ~/.cache/earshot):
 # Debian packages, a pinned Python toolchain for model conversion, the native runtimes and the models
-# (every download checked against a pinned SHA-256), and Whisper converted to sherpa-onnx int8 ONNX.
+# (every download checked against a pinned SHA-256), and Whisper converted to int8 ONNX.
 # The native libraries get pkg-config files in $EARSHOT_HOME/pkgconfig (see install-native-libraries.sh);
 # builds find them through PKG_CONFIG_PATH, which the Makefile sets.
 # A second run with nothing changed only verifies and returns in seconds.
@@ -16,7 +16,7 @@ trap 'echo "setup failed while: $STEP" >&2; echo "  fix the problem above and ru
 step() { STEP="$1"; echo "==> $1"; }
 sha_of() { sha256sum "$1" | cut -d' ' -f1; }
 
-DEBIAN_PACKAGES=(libsndfile1-dev libsoxr-dev libsqlite3-dev portaudio19-dev libopenblas-dev cmake ffmpeg
+DEBIAN_PACKAGES=(libsndfile1-dev libsoxr-dev libsqlite3-dev portaudio19-dev libopenblas-dev zlib1g-dev cmake ffmpeg
   espeak-ng sox pkg-config patchelf python3-venv klettres-data pulseaudio alsa-utils libmicrohttpd-dev unzip curl chromium chromium-driver)
 
 step "checking Debian packages"
@@ -122,7 +122,7 @@ WHISPER_DECODER_PRECISION=u8
 for name in tiny.en base; do
   for kind in models reference; do
     if [ "$kind" = models ]; then precisions="$WHISPER_ENCODER_PRECISION $WHISPER_DECODER_PRECISION"; else precisions="dequantised dequantised"; fi
-    step "converting Whisper $name to sherpa-onnx ONNX ($kind: $precisions)"
+    step "converting Whisper $name to ONNX ($kind: $precisions)"
     out="$EARSHOT_HOME/$kind/whisper-$name"
     want="$(sha_of "$ROOT/tools/convert_whisper.py") $(sha_of "$ROOT/tools/integer_weights.py") $(sha_of "$EARSHOT_HOME/sources/whisper-$name/model.bin") $precisions"
     if ! stamp_ok "$out/.earshot-stamp" "$want"; then

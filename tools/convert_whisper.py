@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Convert a CTranslate2 Whisper model (model.bin v6, fp16) into the sherpa-onnx Whisper ONNX pair.
+"""Convert a CTranslate2 Whisper model (model.bin v6, fp16) into the ONNX encoder/decoder pair Earshot decodes with.
 
-Needs only numpy, onnx and onnxruntime (for int8 quantisation) -- no torch. The contract that
-sherpa-onnx expects (input/output order, cache layout, metadata) is described in docs/speech.md.
+Needs only numpy, onnx and onnxruntime (for int8 quantisation) -- no torch. Earshot's own decoding loop
+(Sources/EarshotSpeech/Whisper) drives the decoder; the contract is described in docs/speech.md.
 
 usage: convert_whisper.py CT2_DIR OUT_DIR NAME ENCODER_PRECISION DECODER_PRECISION
 precisions: float, u8, s8, s8-reduced, u8-asymmetric (see PRECISIONS)
-writes OUT_DIR/NAME-encoder.onnx, NAME-decoder.onnx, NAME-tokens.txt
+writes OUT_DIR/NAME-encoder.onnx, NAME-decoder.onnx, NAME-vocabulary.txt, NAME-whisper.json
 """
 import base64
 import json
@@ -117,9 +117,12 @@ class Graph:
         return self.op("Transpose", [self.op("Reshape", [x, self.const([0, 0, heads, d // heads], dtype=np.int64)])],
                        perm=perm)
 
-    def attend(self, q4, k4, v4, d, mask=None):
-        """softmax(q4 k4 + mask) v4 with q4 [N,H,n,dh], k4 [N,H,dh,T], v4 [N,H,T,dh] -> [N, n, d]."""
+    def attend(self, q4, k4, v4, d, mask=None, scores=None):
+        """softmax(q4 k4 + mask) v4 with q4 [N,H,n,dh], k4 [N,H,dh,T], v4 [N,H,T,dh] -> [N, n, d].
+        `scores`, a list, receives the raw q4 k4 [N,H,n,T] (word timing reads the cross-attention's)."""
         qk = self.op("MatMul", [q4, k4])
+        if scores is not None:
+            scores.append(qk)
         if mask is not None:
             qk = self.op("Add", [qk, mask])
         out = self.op("MatMul", [self.op("Softmax", [qk], axis=-1), v4])
@@ -139,13 +142,10 @@ class Graph:
         h = self.linear(self.gelu(self.linear(h, prefix + "/linear_0")), prefix + "/linear_1")
         return self.op("Add", [x, h])
 
-    def model(self, name, inputs, outputs, metadata=None):
+    def model(self, name, inputs, outputs):
         graph = helper.make_graph(self.nodes, name, inputs, outputs, list(self.inits.values()))
         m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="earshot")
         m.ir_version = IR_VERSION
-        for key, value in (metadata or {}).items():
-            entry = m.metadata_props.add()
-            entry.key, entry.value = key, str(value)
         return m
 
 
@@ -168,87 +168,88 @@ def build_encoder(w, dims):
         x = g.ffn(x, p + "/ffn")
     x = g.layer_norm(x, "encoder/layer_norm")
     # Cross-attention K and V are computed once here and read at every decoder step, so they leave the
-    # encoder already split into heads, transposed and (K) scaled: [L, N, H, dh*T2] holding K as
-    # [H, dh, T2] and V as [H, T2, dh]. sherpa-onnx passes them to the decoder untouched.
-    ks, vs = [], []
+    # encoder already split into heads, transposed and (K) scaled: [N, H, dh*T2] per layer holding K as
+    # [H, dh, T2] and V as [H, T2, dh]. The decoding loop passes them to every decoder step untouched.
     scale = g.const((d // heads) ** -0.25)
     flat = g.const([0, heads, -1], dtype=np.int64)
+    outputs = []
+    f = TensorProto.FLOAT
     for i in range(dims["dec_layers"]):
         k, v = g.split3(g.linear(x, f"decoder/layer_{i}/attention/linear_1"), d, parts=2)
-        k4 = g.op("Mul", [g.heads(k, heads, d, [0, 2, 3, 1]), scale])
-        v4 = g.heads(v, heads, d, [0, 2, 1, 3])
-        ks.append(g.op("Unsqueeze", [g.op("Reshape", [k4, flat]), g.const([0], dtype=np.int64)]))
-        vs.append(g.op("Unsqueeze", [g.op("Reshape", [v4, flat]), g.const([0], dtype=np.int64)]))
-    g.output("Concat", ks, "n_layer_cross_k", axis=0)
-    g.output("Concat", vs, "n_layer_cross_v", axis=0)
-    f = TensorProto.FLOAT
-    return g, [helper.make_tensor_value_info("mel", f, ["N", dims["n_mels"], "T"])], [
-        helper.make_tensor_value_info("n_layer_cross_k", f, [dims["dec_layers"], "N", heads, "K"]),
-        helper.make_tensor_value_info("n_layer_cross_v", f, [dims["dec_layers"], "N", heads, "K"])]
+        # one output per layer: a decoder step reads each as it is (one stacked tensor was split, i.e. copied,
+        # at every step: a quarter of tiny.en's step time)
+        g.output("Reshape", [g.op("Mul", [g.heads(k, heads, d, [0, 2, 3, 1]), scale]), flat], f"cross_k_{i}")
+        g.output("Reshape", [g.heads(v, heads, d, [0, 2, 1, 3]), flat], f"cross_v_{i}")
+        outputs += [helper.make_tensor_value_info(f"cross_{kv}_{i}", f, ["N", heads, "K"]) for kv in "kv"]
+    return g, [helper.make_tensor_value_info("mel", f, ["N", dims["n_mels"], "T"])], outputs
 
 
-def build_decoder(w, dims):
+def build_decoder(w, dims, alignment_heads):
+    """One decoding step for a batch of N hypotheses (Earshot's loop in Sources/EarshotSpeech/Whisper).
+
+    inputs:  tokens [N, n] int64; in_self_k / in_self_v [L, Np, P, d], the self-attention keys and values of the
+             P positions decoded so far (P = 0 at the start); beams [N] int64, the row of the caches each
+             hypothesis continues (beam search reorders and forks hypotheses without copying caches outside);
+             cross_k_i / cross_v_i [Nc, H, dh*T2] for each layer i, from the encoder (Nc = 1 is shared by all N
+             hypotheses).
+    outputs: logits [N, n, vocab]; out_self_k / out_self_v [L, N, P+n, d]; cross_qk [N, A, n, T2], the raw
+             cross-attention scores of the model's A alignment heads (for word timing; only computed when asked).
+    """
     g = Graph(w)
     d, heads, layers = dims["d"], dims["heads"], dims["dec_layers"]
     i64 = lambda v: g.const(v, dtype=np.int64)  # noqa: E731
     emb = g.weight("decoder/embeddings/weight")
     n = g.op("Slice", [g.op("Shape", ["tokens"]), i64([1]), i64([2])])
-    total = g.op("Add", ["offset", n])
-    pos = g.op("Slice", [g.weight("decoder/position_encodings/encodings"), "offset", total, i64([0])])
+    offset = g.op("Slice", [g.op("Shape", ["in_self_k"]), i64([2]), i64([3])])
+    total = g.op("Add", [offset, n])
+    pos = g.op("Slice", [g.weight("decoder/position_encodings/encodings"), offset, total, i64([0])])
     x = g.op("Add", [g.op("Gather", [emb, "tokens"]), pos])
     # causal mask [n, offset+n]: query at offset+i sees keys 0..offset+i
     keys = g.op("Range", [i64(0), g.op("Squeeze", [total]), i64(1)])
-    queries = g.op("Unsqueeze", [g.op("Range", [g.op("Squeeze", ["offset"]), g.op("Squeeze", [total]), i64(1)]), i64([1])])
+    queries = g.op("Unsqueeze", [g.op("Range", [g.op("Squeeze", [offset]), g.op("Squeeze", [total]), i64(1)]), i64([1])])
     mask = g.op("Where", [g.op("Greater", [keys, queries]), g.const(-1e9), g.const(0.0)])
     dh = d // heads
     scale = g.const(dh ** -0.25)
-    new_k, new_v = [], []
+    past_k = g.op("Gather", ["in_self_k", "beams"], axis=1)
+    past_v = g.op("Gather", ["in_self_v", "beams"], axis=1)
+    new_k, new_v, scores = [], [], []
     for i in range(layers):
         p = f"decoder/layer_{i}"
         h = g.layer_norm(x, p + "/self_attention/layer_norm")
         q, k, v = g.split3(g.linear(h, p + "/self_attention/linear_0"), d)
-        # attend over this layer's cached positions [0, offset) plus the new ones; only the small
-        # prefix is read, and the full caches are written once, below
-        past = []
-        for cache_in in ("in_n_layer_self_k_cache", "in_n_layer_self_v_cache"):
-            prefix = g.op("Slice", [cache_in, i64([i, 0]), g.op("Concat", [i64([i + 1]), "offset"], axis=0), i64([0, 2])])
-            past.append(g.op("Squeeze", [prefix, i64([0])]))
-        full_k = g.op("Concat", [past[0], k], axis=1)
-        full_v = g.op("Concat", [past[1], v], axis=1)
+        full_k = g.op("Concat", [g.op("Gather", [past_k, i64(i)], axis=0), k], axis=1)
+        full_v = g.op("Concat", [g.op("Gather", [past_v, i64(i)], axis=0), v], axis=1)
         x = g.op("Add", [x, g.linear(g.attention(q, full_k, full_v, heads, d, mask), p + "/self_attention/linear_1")])
-        new_k.append(g.op("Unsqueeze", [k, i64([0])]))
-        new_v.append(g.op("Unsqueeze", [v, i64([0])]))
+        new_k.append(g.op("Unsqueeze", [full_k, i64([0])]))
+        new_v.append(g.op("Unsqueeze", [full_v, i64([0])]))
         h = g.layer_norm(x, p + "/attention/layer_norm")
         q4 = g.op("Mul", [g.heads(g.linear(h, p + "/attention/linear_0"), heads, d, [0, 2, 1, 3]), scale])
-        ck = g.op("Reshape", [g.op("Gather", ["n_layer_cross_k", i64(i)], axis=0), i64([0, heads, dh, -1])])
-        cv = g.op("Reshape", [g.op("Gather", ["n_layer_cross_v", i64(i)], axis=0), i64([0, heads, -1, dh])])
-        x = g.op("Add", [x, g.linear(g.attend(q4, ck, cv, d), p + "/attention/linear_2")])
+        ck = g.op("Reshape", [f"cross_k_{i}", i64([0, heads, dh, -1])])
+        cv = g.op("Reshape", [f"cross_v_{i}", i64([0, heads, -1, dh])])
+        layer_scores = []
+        x = g.op("Add", [x, g.linear(g.attend(q4, ck, cv, d, scores=layer_scores), p + "/attention/linear_2")])
+        chosen = [h for (layer, h) in alignment_heads if layer == i]
+        if chosen:
+            scores.append(g.op("Gather", [layer_scores[0], i64(chosen)], axis=1))
         x = g.ffn(x, p + "/ffn")
-    # write the new positions of every layer into the full-length caches: indices [L, N, n, 3]
-    shape = g.op("Shape", ["tokens"])
-    grid = g.op("Concat", [i64([layers]), shape, i64([1])], axis=0)
-    batch = g.op("Squeeze", [g.op("Slice", [shape, i64([0]), i64([1])])])
-    axes = [(g.op("Range", [i64(0), i64(layers), i64(1)]), [-1, 1, 1, 1]),
-            (g.op("Range", [i64(0), batch, i64(1)]), [1, -1, 1, 1]),
-            (g.op("Range", [g.op("Squeeze", ["offset"]), g.op("Squeeze", [total]), i64(1)]), [1, 1, -1, 1])]
-    index = g.op("Concat", [g.op("Expand", [g.op("Reshape", [r, i64(s)]), grid]) for r, s in axes], axis=-1)
-    g.output("ScatterND", ["in_n_layer_self_k_cache", index, g.op("Concat", new_k, axis=0)], "out_n_layer_self_k_cache")
-    g.output("ScatterND", ["in_n_layer_self_v_cache", index, g.op("Concat", new_v, axis=0)], "out_n_layer_self_v_cache")
+    g.output("Concat", new_k, "out_self_k", axis=0)
+    g.output("Concat", new_v, "out_self_v", axis=0)
+    g.output("Concat", scores, "cross_qk", axis=1)
     x = g.layer_norm(x, "decoder/layer_norm")
     # logits reuse the embedding matrix (Gemm transB) instead of storing a transposed copy; the Gemm
     # is attached after int8 quantisation (see attach_logits), which would otherwise rewrite it.
     # It stays fp32: an int8 copy made decoding 25% faster but cost 0.5 WER points (docs/speech.md)
     g.output("Reshape", [x, i64([-1, d])], "hidden")
-    f, cache = TensorProto.FLOAT, [layers, "N", N_TEXT_CTX, d]
+    f = TensorProto.FLOAT
     inputs = [helper.make_tensor_value_info("tokens", TensorProto.INT64, ["N", "n"]),
-              helper.make_tensor_value_info("in_n_layer_self_k_cache", f, cache),
-              helper.make_tensor_value_info("in_n_layer_self_v_cache", f, cache),
-              helper.make_tensor_value_info("n_layer_cross_k", f, [layers, "N", heads, "K"]),
-              helper.make_tensor_value_info("n_layer_cross_v", f, [layers, "N", heads, "K"]),
-              helper.make_tensor_value_info("offset", TensorProto.INT64, [1])]
+              helper.make_tensor_value_info("in_self_k", f, [layers, "Np", "P", d]),
+              helper.make_tensor_value_info("in_self_v", f, [layers, "Np", "P", d]),
+              helper.make_tensor_value_info("beams", TensorProto.INT64, ["N"])] + [
+              helper.make_tensor_value_info(f"cross_{kv}_{i}", f, ["Nc", heads, "K"]) for i in range(layers) for kv in "kv"]
     outputs = [helper.make_tensor_value_info("hidden", f, ["Nn", d]),
-               helper.make_tensor_value_info("out_n_layer_self_k_cache", f, cache),
-               helper.make_tensor_value_info("out_n_layer_self_v_cache", f, cache)]
+               helper.make_tensor_value_info("out_self_k", f, [layers, "N", "Pn", d]),
+               helper.make_tensor_value_info("out_self_v", f, [layers, "N", "Pn", d]),
+               helper.make_tensor_value_info("cross_qk", f, ["N", len(alignment_heads), "n", "T2"])]
     return g, inputs, outputs
 
 
@@ -270,26 +271,23 @@ def attach_logits(model, vocab):
 
 
 def special_tokens(tokenizer_path, dims):
-    """Token ids sherpa needs, read from tokenizer.json (config.json's lang_ids are off by one for .en)."""
+    """Token ids the decoding loop needs, read from tokenizer.json (config.json's lang_ids are off by one for .en)."""
     with open(tokenizer_path, encoding="utf-8") as f:
         added = {t["content"]: t["id"] for t in json.load(f)["added_tokens"]}
-    sot, eot = added["<|startoftranscript|>"], added["<|endoftext|>"]
-    translate, transcribe = added["<|translate|>"], added["<|transcribe|>"]
-    no_speech = added.get("<|nospeech|>", added.get("<|nocaptions|>"))
+    sot, translate = added["<|startoftranscript|>"], added["<|translate|>"]
     languages = sorted((i, c) for c, i in added.items()
                        if sot < i < translate and re.fullmatch(r"<\|[a-z]{2,3}\|>", c))
-    codes = ["he" if c[2:-2] == "iw" else c[2:-2] for _, c in languages]
-    multilingual = dims["vocab"] >= 51865
-    sot_sequence = [sot, languages[0][0], transcribe] if multilingual else [sot]
+    no_timestamps = added["<|notimestamps|>"]
     return {
-        "sot": sot, "eot": eot, "translate": translate, "transcribe": transcribe,
-        "sot_lm": added["<|startoflm|>"], "sot_prev": added["<|startofprev|>"],
-        "no_timestamps": added["<|notimestamps|>"], "no_speech": no_speech, "blank_id": 220,
-        "sot_index": 0, "is_multilingual": int(multilingual),
-        "sot_sequence": ",".join(map(str, sot_sequence)),
-        "all_language_tokens": ",".join(str(i) for i, _ in languages),
-        "all_language_codes": ",".join(codes),
-        "non_speech_tokens": "",
+        "sot": sot, "eot": added["<|endoftext|>"], "translate": translate, "transcribe": added["<|transcribe|>"],
+        "sot_prev": added["<|startofprev|>"], "sot_lm": added["<|startoflm|>"], "no_timestamps": no_timestamps,
+        # the no-speech token is <|nocaptions|> in older tokenizers, <|nospeech|> in newer
+        "no_speech": added.get("<|nospeech|>", added.get("<|nocaptions|>")),
+        # <|0.00|> .. <|30.00|> in steps of 0.02 s follow <|notimestamps|>
+        "timestamp_begin": no_timestamps + 1,
+        # tiny.en's tokenizer says iw where Whisper's language list says he
+        "languages": [{"code": "he" if c[2:-2] == "iw" else c[2:-2], "token": i} for i, c in languages],
+        "multilingual": dims["vocab"] >= 51865,
     }
 
 
@@ -306,14 +304,15 @@ def gpt2_byte_decoder():
     return {chr(c): b for b, c in zip(bs, cs)}
 
 
-def write_tokens(vocabulary_path, eot, out_path):
-    decode = gpt2_byte_decoder()
-    with open(vocabulary_path, encoding="utf-8") as f:
-        words = f.read().split("\n")
-    with open(out_path, "w", encoding="utf-8") as out:
-        for i, word in enumerate(words[:eot]):
-            raw = bytes(decode[ch] for ch in word)
-            out.write(f"{base64.b64encode(raw).decode()} {i}\n")
+def write_vocabulary(src, out_dir, name):
+    """The BPE vocabulary Earshot's tokenizer reads to encode prompts and decode tokens: one token per line, line
+    number = id = merge rank (tiktoken's rule), in GPT-2's printable stand-ins for bytes."""
+    path = os.path.join(out_dir, f"{name}-vocabulary.txt")
+    with open(os.path.join(src, "vocabulary.txt"), encoding="utf-8") as f:
+        text = f.read().rstrip("\n") + "\n"
+    with open(path + ".tmp", "w", encoding="utf-8") as out:
+        out.write(text)
+    os.replace(path + ".tmp", path)
 
 
 def count_layers(w, stack):
@@ -379,17 +378,23 @@ def main():
         "enc_layers": count_layers(w, "encoder"), "dec_layers": count_layers(w, "decoder"),
         "vocab": w["decoder/embeddings/weight"].shape[0],
     }
-    meta = {
-        "model_type": f"whisper-{name}", "comment": "converted from CTranslate2 by earshot", "version": "1",
-        "maintainer": "earshot", "n_mels": dims["n_mels"], "n_audio_ctx": 1500, "n_audio_state": d,
-        "n_audio_head": dims["heads"], "n_audio_layer": dims["enc_layers"], "n_vocab": dims["vocab"],
-        "n_text_ctx": N_TEXT_CTX, "n_text_state": d, "n_text_head": dims["heads"], "n_text_layer": dims["dec_layers"],
+    with open(os.path.join(src, "config.json"), encoding="utf-8") as f:
+        config = json.load(f)
+    # the cross-attention heads that follow the audio (openai-whisper's table, as CTranslate2 stores it)
+    alignment_heads = [tuple(pair) for pair in config["alignment_heads"]]
+    description = {
+        "n_mels": int(dims["n_mels"]), "n_audio_ctx": 1500, "n_text_ctx": N_TEXT_CTX, "n_vocab": int(dims["vocab"]),
+        "n_text_layer": dims["dec_layers"], "n_text_state": int(d), "n_text_head": dims["heads"],
+        "alignment_heads": [list(p) for p in alignment_heads],
+        # tokens Whisper should never write (symbols that are not speech), and at the start (blank, end)
+        "suppress_tokens": config["suppress_ids"], "suppress_tokens_at_start": config["suppress_ids_begin"],
+        "precision": precisions,
     }
-    meta.update(special_tokens(os.path.join(src, "tokenizer.json"), dims))
+    description.update(special_tokens(os.path.join(src, "tokenizer.json"), dims))
 
-    for part, builder, metadata in (("encoder", build_encoder, meta), ("decoder", build_decoder, None)):
+    for part, builder in (("encoder", build_encoder), ("decoder", lambda w, dims: build_decoder(w, dims, alignment_heads))):
         g, inputs, outputs = builder(w, dims)
-        model = g.model(f"whisper_{part}", inputs, outputs, metadata)
+        model = g.model(f"whisper_{part}", inputs, outputs)
         onnx.checker.check_model(model)
         final = os.path.join(out_dir, f"{name}-{part}.onnx")
         model = quantise(model, precisions[part], final + ".fp32.tmp")
@@ -398,9 +403,11 @@ def main():
         onnx.save(model, final + ".tmp")
         os.replace(final + ".tmp", final)
         print(f"  wrote {final} ({precisions[part]}, {os.path.getsize(final) / 1e6:.0f} MB)")
-    tokens = os.path.join(out_dir, f"{name}-tokens.txt")
-    write_tokens(os.path.join(src, "vocabulary.txt"), meta["eot"], tokens + ".tmp")
-    os.replace(tokens + ".tmp", tokens)
+    write_vocabulary(src, out_dir, name)
+    path = os.path.join(out_dir, f"{name}-whisper.json")
+    with open(path + ".tmp", "w", encoding="utf-8") as out:
+        json.dump(description, out, indent=1)
+    os.replace(path + ".tmp", path)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ import Foundation
 ///     let transcript = try await transcriber.transcribe(file: "meeting.m4a")
 ///     print(transcript.text)
 public actor Transcriber {
-    /// Which Whisper, on how many threads, in which language.
+    /// Which Whisper, on how many threads, in which language, and how it decodes.
     public struct Configuration: Sendable, Codable, Hashable {
         public var model: WhisperModel
         public var threads: Int
@@ -17,13 +17,35 @@ public actor Transcriber {
         public var language: String
         /// Transcribe, or translate into English (the multilingual model).
         public var task: WhisperTask
+        /// 1 decodes greedily (fastest); 5 searches five hypotheses (more accurate, slower).
+        public var beamSize: Int
+        /// Text Whisper reads before the audio: names and spellings to follow, the style to write in.
+        public var prompt: String?
+        /// Words to favour (given to Whisper like a prompt).
+        public var hotwords: String?
+        /// Every word with its time in each segment.
+        public var words: Bool
+        /// The first sampling temperature (0: the likeliest text); higher ones follow when the text loops.
+        public var temperature: Double
 
         public init(model: WhisperModel = .default, threads: Int = SpeechRecognizer.defaultThreadCount, language: String = "en",
-                    task: WhisperTask = .transcribe) {
+                    task: WhisperTask = .transcribe, beamSize: Int = 1, prompt: String? = nil, hotwords: String? = nil,
+                    words: Bool = false, temperature: Double = 0) {
             self.model = model
             self.threads = threads
             self.language = language
             self.task = task
+            self.beamSize = beamSize
+            self.prompt = prompt
+            self.hotwords = hotwords
+            self.words = words
+            self.temperature = temperature
+        }
+
+        /// What each window is decoded with.
+        public var decoding: SpeechRecognizer.Decoding {
+            SpeechRecognizer.Decoding(language: language, task: task, beamSize: max(1, beamSize), prompt: prompt, hotwords: hotwords,
+                                      words: words, temperatures: SpeechRecognizer.Decoding.temperatures(from: min(max(temperature, 0), 1)))
         }
     }
 
@@ -37,8 +59,8 @@ public actor Transcriber {
     private let decoding: SpeechRecognizer.Decoding
     private let detector: VoiceActivityDetector
     private let store: ModelStore
-    /// How recordings are cut into pieces for Whisper.
-    private let segmenter = SpeechSegmenter()
+    /// How recordings are cut into windows for Whisper: speech regions merged up to 30 s, cut at pauses.
+    private let segmenter = SpeechSegmenter.windows
 
     /// Loads Whisper and the voice-activity detector (about half a second for base).
     public init(_ configuration: Configuration = Configuration(), store: ModelStore = ModelStore()) throws {
@@ -49,11 +71,11 @@ public actor Transcriber {
     init(_ configuration: Configuration, store: ModelStore, floatReference: Bool) throws {
         self.configuration = configuration
         self.store = store
-        decoding = SpeechRecognizer.Decoding(language: configuration.language, task: configuration.task)
+        decoding = configuration.decoding
         try SpeechRecognizer.check(decoding, for: configuration.model)  // before loading anything
         recognizer = try SpeechRecognizer.shared(model: configuration.model, threads: configuration.threads, store: store,
                                                  floatReference: floatReference)
-        detector = try VoiceActivityDetector(store: store)
+        detector = try VoiceActivityDetector(settings: .files, store: store)
     }
 
     private struct Key: Hashable, Sendable { let configuration: Configuration; let home: URL }
@@ -94,23 +116,38 @@ public actor Transcriber {
         let rate = Double(SpeechRecognizer.sampleRate)
         let pieces = PieceStream(segmenter: segmenter, detector: detector, sampleRate: SpeechRecognizer.sampleRate)
         var segments: [TranscriptSegment] = []
-        func read(_ ready: [PieceStream.Ready]) {
+        var language: String?
+        func read(_ ready: [PieceStream.Ready]) throws {
             for item in ready {
-                let text = recognizer.recognize(item.samples, as: decoding)
-                ProcessMemory.releaseFreeHeap()  // or hours of pieces leave the heap full of holes
+                let window = try recognizer.transcribe(window: item.samples, as: decoding)
+                ProcessMemory.releaseFreeHeap()  // or hours of windows leave the heap full of holes
                 progress(Double(pieces.length) / rate)
-                guard !text.isEmpty else { continue }
-                segments.append(TranscriptSegment(start: Double(item.piece.speech.start) / rate,
-                                                  end: Double(item.piece.speech.end) / rate, text: text))
+                language = language ?? (window.segments.isEmpty ? nil : window.language)
+                segments += window.segments.map { Self.place($0, in: item.piece, rate: rate) }
             }
         }
         while let block = try next() {
-            read(pieces.append(block))
+            try read(pieces.append(block))
             progress(Double(pieces.length) / rate)
         }
-        read(pieces.finish())
+        try read(pieces.finish())
         return Transcript(source: source, model: recognizer.model.rawValue, duration: Double(pieces.length) / rate,
-                          segments: segments)
+                          segments: segments, language: language ?? decoding.language)
+    }
+
+    /// A window's segment in the recording's time. With word times, the segment spans its words; without, it is
+    /// kept inside the speech the detector heard (Whisper's timestamps may reach into the window's padding).
+    static func place(_ segment: TranscriptSegment, in piece: SpeechSegmenter.Piece, rate: Double) -> TranscriptSegment {
+        var placed = segment.shifted(by: Double(piece.read.start) / rate)
+        if let words = placed.words, let first = words.first, let last = words.last {
+            placed.start = first.start
+            placed.end = max(last.end, first.start)
+            return placed
+        }
+        let (first, last) = (Double(piece.speech.start) / rate, Double(piece.speech.end) / rate)
+        placed.start = min(max(placed.start, first), last)
+        placed.end = max(min(placed.end, last), placed.start)
+        return placed
     }
 
     /// Live transcription of `source`: partial text about once a second while someone speaks, and a final
@@ -124,6 +161,10 @@ public actor Transcriber {
                          emit: @Sendable (LiveEvent) -> Void) async throws {
         // each stream has its own detector state; the recognizer is shared, one piece at a time
         let live = LiveTranscription(settings: settings, detector: try VoiceActivityDetector(store: store))
-        try await live.run(source, recognizer: recognizer, decoding: decoding, emit: emit)
+        // live pieces are short and re-read about once a second: decoded without timestamps, on a short input
+        var pieces = decoding
+        pieces.timestamps = false
+        pieces.words = false
+        try await live.run(source, recognizer: recognizer, decoding: pieces, emit: emit)
     }
 }

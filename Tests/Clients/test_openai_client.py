@@ -42,6 +42,33 @@ class OpenAIClientTest(unittest.TestCase):
         self.assertTrue(result.segments)
         self.assertLess(result.segments[0].start, result.segments[-1].end)
 
+    def test_verbose_json_with_words(self):
+        with self.clip("train.wav") as f:
+            result = self.client.audio.transcriptions.create(
+                model="tiny.en", file=f, response_format="verbose_json", timestamp_granularities=["word", "segment"])
+        self.assertTrue(result.segments)
+        self.assertGreaterEqual(len(result.words), 7, result.words)
+        said = [w.word.lower().strip(".,") for w in result.words]
+        self.assertIn("train", said)
+        for before, after in zip(result.words, result.words[1:]):
+            self.assertLessEqual(before.start, before.end)
+            self.assertLessEqual(before.end, after.start + 1e-6)
+        self.assertLessEqual(result.words[-1].end, result.duration + 1e-6)
+        # segments carry Whisper's own measures
+        self.assertLess(result.segments[0].avg_logprob, 0)
+        self.assertTrue(0 <= result.segments[0].no_speech_prob <= 1)
+
+    def test_prompt_steers_the_spelling(self):
+        # "platform four" is written as a digit or a word depending on context; a prompt written in digits
+        # steers Whisper to digits (and the request with a prompt must succeed at all)
+        with self.clip("train.wav") as f:
+            plain = self.client.audio.transcriptions.create(model="tiny.en", file=f, temperature=0)
+        with self.clip("train.wav") as f:
+            prompted = self.client.audio.transcriptions.create(
+                model="tiny.en", file=f, prompt="Trains leave from platforms 1, 2, 3 and 4 at 10:15.", temperature=0)
+        self.assertTrue(prompted.text)
+        self.assertIn("4", prompted.text, (plain.text, prompted.text))
+
     def test_subtitles(self):
         with self.clip("train.wav") as f:
             srt = self.client.audio.transcriptions.create(model="whisper-1", file=f, response_format="srt")

@@ -54,6 +54,26 @@ final class TranscribeCommandTests: XCTestCase {
         XCTAssertTrue((json?["text"] as? String ?? "").lowercased().contains("window"))
     }
 
+    func testWordsInJSONAndWordTimedSubtitles() throws {
+        let a = try speechFile("a.wav", Sentences.all[1])
+        let r = try CLI.run(["transcribe", "--words", "--json", a.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        let segments = json?["segments"] as? [[String: Any]] ?? []
+        let words = segments.flatMap { $0["words"] as? [[String: Any]] ?? [] }
+        XCTAssertGreaterThanOrEqual(words.count, 5, r.stdout)
+        let starts = words.compactMap { $0["start"] as? Double }
+        XCTAssertEqual(starts, starts.sorted())
+        let vtt = try CLI.run(["transcribe", "--words", "--format", "vtt", "--max-words", "3", "--highlight-words", a.path])
+        XCTAssertEqual(vtt.status, 0, vtt.stderr)
+        let cues = vtt.stdout.components(separatedBy: "\n\n").dropFirst().filter { !$0.isEmpty }
+        XCTAssertGreaterThanOrEqual(cues.count, 2, vtt.stdout)
+        XCTAssertTrue(vtt.stdout.contains("><c> "), vtt.stdout)
+        let refused = try CLI.run(["transcribe", "--max-words", "3", a.path])
+        XCTAssertEqual(refused.status, 2)
+        XCTAssertTrue(refused.stderr.contains("need --words"), refused.stderr)
+    }
+
     func testStandardInputAndJSONFlag() throws {
         let a = try speechFile("a.wav", Sentences.all[2])
         let r = try CLI.run(["transcribe", "--json", "-"], stdin: try Data(contentsOf: a))

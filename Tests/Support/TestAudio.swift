@@ -120,3 +120,28 @@ public enum TestSupportError: Error, CustomStringConvertible {
         }
     }
 }
+
+/// Speech with known word boundaries: each word spoken alone by espeak-ng, cut to its sound, and joined with the
+/// pauses given, so every word's true start and end are known to the sample.
+public struct SpacedWords {
+    public let audio: AudioBuffer
+    /// (word, start, end) in seconds.
+    public let words: [(word: String, start: Double, end: Double)]
+
+    public init(_ words: [String], pauses: [Double], lead: Double = 0.5) throws {
+        var samples = TestAudio.silence(seconds: lead)
+        var timed: [(String, Double, Double)] = []
+        for (i, word) in words.enumerated() {
+            let spoken = try TestAudio.speech(word).samples
+            let peak = spoken.map(abs).max() ?? 0
+            let loud = spoken.indices.filter { abs(spoken[$0]) > peak * 0.01 }  // 40 dB under the peak
+            guard let first = loud.first, let last = loud.last else { continue }
+            let start = Double(samples.count) / 16_000
+            samples += spoken[first...last]
+            timed.append((word, start, Double(samples.count) / 16_000))
+            samples += TestAudio.silence(seconds: pauses[i % pauses.count])
+        }
+        audio = AudioBuffer(samples: samples + TestAudio.silence(seconds: lead), sampleRate: 16_000)
+        self.words = timed
+    }
+}

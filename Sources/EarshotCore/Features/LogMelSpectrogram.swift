@@ -129,7 +129,7 @@ public struct LogMelSpectrogram: Sendable {
 
     /// Triangular filters. HTK: triangles in mel space over the FFT bins' mel values, DC weight zero
     /// (YAMNet/VGGish); Slaney: triangles in Hz between mel-spaced edges, area-normalised (librosa).
-    static func melFilters(_ s: Settings) -> [[Float]] {
+    public static func melFilters(_ s: Settings) -> [[Float]] {
         let bins = s.fftSize / 2 + 1
         let nyquist = Double(s.sampleRate) / 2
         let binHz = (0..<bins).map { Double($0) * nyquist / Double(bins - 1) }

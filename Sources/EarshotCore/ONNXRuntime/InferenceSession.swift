@@ -106,77 +106,139 @@ public final class InferenceSession: @unchecked Sendable {
 
     /// Runs the model on named inputs and returns the named outputs, in order.
     public func run(_ inputs: [String: Tensor], outputs: [String]) throws -> [Tensor] {
+        let values = try inputs.mapValues { try TensorValue($0) }
+        return try run(values: values, outputs: outputs).map { try $0.tensor() }
+    }
+
+    /// Runs the model on tensors that stay in ONNX Runtime's form: outputs can go back in as the next run's
+    /// inputs without a copy (a decoder's caches), and large inputs made once are reused across runs.
+    public func run(values inputs: [String: TensorValue], outputs: [String]) throws -> [TensorValue] {
         let api = runtime.api
-        var values: [OpaquePointer?] = []
-        var buffers: [UnsafeMutableRawPointer] = []
-        defer {
-            values.forEach { earshot_ort_release_value(api, $0) }
-            buffers.forEach { $0.deallocate() }
-        }
         let names = Array(inputs.keys)
-        for name in names {
-            let tensor = inputs[name]!
-            let (buffer, count, type) = Self.copy(tensor.storage)
-            buffers.append(buffer)
-            var value: OpaquePointer?
-            let shape = tensor.shape.map(Int64.init)
-            try runtime.check(earshot_ort_create_tensor_with_data(api, runtime.memoryInfo, buffer, count, shape, shape.count,
-                                                                 type, &value), "create input \(name)")
-            values.append(value)
-        }
+        let values: [OpaquePointer?] = names.map { inputs[$0]!.value }
         var results = [OpaquePointer?](repeating: nil, count: outputs.count)
-        defer { results.forEach { if let v = $0 { earshot_ort_release_value(api, v) } } }
-        try withCStrings(names) { inputNamePointers in
-            try withCStrings(outputs) { outputNamePointers in
-                try values.withUnsafeBufferPointer { inputValues in
-                    let status = inputValues.withMemoryRebound(to: OpaquePointer?.self) { rebound in
-                        earshot_ort_run(api, session, inputNamePointers, rebound.baseAddress, names.count,
-                                        outputNamePointers, outputs.count, &results)
+        do {
+            try withCStrings(names) { inputNamePointers in
+                try withCStrings(outputs) { outputNamePointers in
+                    try values.withUnsafeBufferPointer { inputValues in
+                        let status = inputValues.withMemoryRebound(to: OpaquePointer?.self) { rebound in
+                            earshot_ort_run(api, session, inputNamePointers, rebound.baseAddress, names.count,
+                                            outputNamePointers, outputs.count, &results)
+                        }
+                        try runtime.check(status, "run \((path as NSString).lastPathComponent)")
                     }
-                    try runtime.check(status, "run \((path as NSString).lastPathComponent)")
                 }
             }
+        } catch {
+            results.forEach { if let v = $0 { earshot_ort_release_value(api, v) } }
+            throw error
         }
-        return try results.map { try read($0!) }
+        withExtendedLifetime(inputs) {}  // the inputs' buffers live until the run is over
+        return results.map { TensorValue(owning: $0!, runtime: runtime) }
     }
+}
 
-    private func read(_ value: OpaquePointer) throws -> Tensor {
+/// A tensor held by ONNX Runtime (an OrtValue): made from Swift arrays once, or returned by a run, and passed to
+/// later runs as it is. Immutable once made, so it may be shared.
+public final class TensorValue: @unchecked Sendable {
+    fileprivate let value: OpaquePointer
+    private let runtime: ONNXRuntime
+    /// Memory behind a value made from Swift data (ONNX Runtime does not copy it); nil for a run's outputs.
+    private let buffer: UnsafeMutableRawPointer?
+    public let shape: [Int]
+    private let elementType: Int32
+
+    fileprivate init(owning value: OpaquePointer, runtime: ONNXRuntime) {
+        self.value = value
+        self.runtime = runtime
+        buffer = nil
         let api = runtime.api
         var info: OpaquePointer?
-        try runtime.check(earshot_ort_tensor_shape_info(api, value, &info), "read an output's shape")
-        defer { earshot_ort_release_shape_info(api, info) }
         var type: Int32 = 0, rank = 0
-        try runtime.check(earshot_ort_element_type(api, info, &type), "read an output's type")
-        try runtime.check(earshot_ort_dimension_count(api, info, &rank), "read an output's rank")
+        // reading a fresh output's shape cannot fail short of a broken runtime: a zero shape reads as empty
+        _ = earshot_ort_tensor_shape_info(api, value, &info)
+        _ = earshot_ort_element_type(api, info, &type)
+        _ = earshot_ort_dimension_count(api, info, &rank)
         var dims = [Int64](repeating: 0, count: rank)
-        try runtime.check(earshot_ort_dimensions(api, info, &dims, rank), "read an output's shape")
-        let shape = dims.map(Int.init)
-        let count = shape.reduce(1, *)
-        var raw: UnsafeMutableRawPointer?
-        try runtime.check(earshot_ort_tensor_data(api, value, &raw), "read an output")
-        switch Int(type) {
-        case Int(EARSHOT_ORT_FLOAT):
-            return Tensor(shape: shape, floats: Array(UnsafeBufferPointer(start: raw!.assumingMemoryBound(to: Float.self), count: count)))
-        case Int(EARSHOT_ORT_UINT8):
-            return Tensor(shape: shape, bytes: Array(UnsafeBufferPointer(start: raw!.assumingMemoryBound(to: UInt8.self), count: count)))
-        case Int(EARSHOT_ORT_INT64):
-            return Tensor(shape: shape, int64s: Array(UnsafeBufferPointer(start: raw!.assumingMemoryBound(to: Int64.self), count: count)))
-        default:
-            throw ONNXRuntimeError.failed(code: 0, message: "unsupported element type \(type)", during: "read an output")
+        _ = earshot_ort_dimensions(api, info, &dims, rank)
+        earshot_ort_release_shape_info(api, info)
+        shape = dims.map(Int.init)
+        elementType = type
+    }
+
+    /// A copy of `tensor` in ONNX Runtime's form.
+    public convenience init(_ tensor: Tensor) throws {
+        switch tensor.storage {
+        case let .float(v): try self.init(shape: tensor.shape, elements: v, type: Int32(EARSHOT_ORT_FLOAT))
+        case let .uint8(v): try self.init(shape: tensor.shape, elements: v, type: Int32(EARSHOT_ORT_UINT8))
+        case let .int64(v): try self.init(shape: tensor.shape, elements: v, type: Int32(EARSHOT_ORT_INT64))
         }
     }
 
-    private static func copy(_ storage: Tensor.Storage) -> (UnsafeMutableRawPointer, Int, Int32) {
-        func raw<T>(_ array: [T], _ type: Int32) -> (UnsafeMutableRawPointer, Int, Int32) {
-            let bytes = max(1, array.count * MemoryLayout<T>.stride)
-            let buffer = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
-            array.withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-            return (buffer, array.count * MemoryLayout<T>.stride, type)
+    public convenience init(shape: [Int], floats: [Float]) throws {
+        try self.init(shape: shape, elements: floats, type: Int32(EARSHOT_ORT_FLOAT))
+    }
+
+    public convenience init(shape: [Int], int64s: [Int64]) throws {
+        try self.init(shape: shape, elements: int64s, type: Int32(EARSHOT_ORT_INT64))
+    }
+
+    private init<T>(shape: [Int], elements: [T], type: Int32) throws {
+        precondition(shape.reduce(1, *) == elements.count, "tensor shape \(shape) does not hold \(elements.count) elements")
+        let runtime = try ONNXRuntime.shared.get()
+        let bytes = elements.count * MemoryLayout<T>.stride
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(1, bytes), alignment: 64)  // never null, even empty
+        elements.withUnsafeBytes { if bytes > 0 { buffer.copyMemory(from: $0.baseAddress!, byteCount: bytes) } }
+        var value: OpaquePointer?
+        let dims = shape.map(Int64.init)
+        do {
+            try runtime.check(earshot_ort_create_tensor_with_data(runtime.api, runtime.memoryInfo, buffer, bytes, dims, dims.count,
+                                                                 type, &value), "create a tensor of shape \(shape)")
+        } catch {
+            buffer.deallocate()
+            throw error
         }
-        switch storage {
-        case let .float(v): return raw(v, Int32(EARSHOT_ORT_FLOAT))
-        case let .uint8(v): return raw(v, Int32(EARSHOT_ORT_UINT8))
-        case let .int64(v): return raw(v, Int32(EARSHOT_ORT_INT64))
+        self.value = value!
+        self.runtime = runtime
+        self.buffer = buffer
+        self.shape = shape
+        elementType = type
+    }
+
+    deinit {
+        earshot_ort_release_value(runtime.api, value)
+        buffer?.deallocate()
+    }
+
+    public var elementCount: Int { shape.reduce(1, *) }
+
+    /// Reads the elements in place (float tensors only; an empty buffer otherwise).
+    public func withFloats<R>(_ body: (UnsafeBufferPointer<Float>) throws -> R) rethrows -> R {
+        guard elementType == Int32(EARSHOT_ORT_FLOAT) else { return try body(UnsafeBufferPointer(start: nil, count: 0)) }
+        return try body(UnsafeBufferPointer(start: data?.assumingMemoryBound(to: Float.self), count: elementCount))
+    }
+
+    private var data: UnsafeMutableRawPointer? {
+        var raw: UnsafeMutableRawPointer?
+        _ = earshot_ort_tensor_data(runtime.api, value, &raw)
+        return raw
+    }
+
+    /// A copy in Swift arrays.
+    public func tensor() throws -> Tensor {
+        let count = elementCount
+        guard let raw = data ?? (count == 0 ? UnsafeMutableRawPointer(bitPattern: 64) : nil) else {
+            throw ONNXRuntimeError.failed(code: 0, message: "no data", during: "read an output")
+        }
+        switch Int(elementType) {
+        case Int(EARSHOT_ORT_FLOAT):
+            return Tensor(shape: shape, floats: Array(UnsafeBufferPointer(start: raw.assumingMemoryBound(to: Float.self), count: count)))
+        case Int(EARSHOT_ORT_UINT8):
+            return Tensor(shape: shape, bytes: Array(UnsafeBufferPointer(start: raw.assumingMemoryBound(to: UInt8.self), count: count)))
+        case Int(EARSHOT_ORT_INT64):
+            return Tensor(shape: shape, int64s: Array(UnsafeBufferPointer(start: raw.assumingMemoryBound(to: Int64.self), count: count)))
+        default:
+            throw ONNXRuntimeError.failed(code: 0, message: "unsupported element type \(elementType)", during: "read an output")
         }
     }
 }

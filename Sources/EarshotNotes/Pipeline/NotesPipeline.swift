@@ -158,9 +158,15 @@ public final class NotesPipeline {
         switch stage {
         case .transcribe:
             // Whisper on its default threads, so the server's and the pipeline's transcriptions share one loaded copy
-            let transcriber = try Transcriber.shared(Transcriber.Configuration(model: options.whisper), store: modelStore)
+            // Every word with its time: the notes page highlights the word being played and seeks to a clicked word.
+            let transcriber = try Transcriber.shared(Transcriber.Configuration(model: options.whisper, words: true), store: modelStore)
             let transcript = try await transcriber.transcribe(file: note.audioPath, source: note.sourceName)
-            let segments = String(decoding: try JSONEncoder().encode(transcript.segments), as: UTF8.self)
+            let stored = transcript.segments.map { segment -> TranscriptSegment in
+                var kept = segment
+                kept.tokens = nil  // Whisper's token ids mean nothing to a note
+                return kept
+            }
+            let segments = String(decoding: try JSONEncoder().encode(stored), as: UTF8.self)
             // a key-word title at once, so the list shows the topic before the language model has run
             let keywords = Titles.keywords(from: transcript.text)
             try complete(.transcribe, note: id, update: """

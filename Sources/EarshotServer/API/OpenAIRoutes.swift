@@ -5,7 +5,8 @@ import Foundation
 /// OpenAI's audio API, so existing clients (the `openai` libraries, tools built on them) work unchanged:
 /// POST /v1/audio/transcriptions, POST /v1/audio/translations, GET /v1/models.
 /// "whisper-1" means the server's default Whisper (the base model when a non-English language or translation
-/// is asked for). `prompt` and `temperature` are accepted and not used: decoding is greedy, without a prompt.
+/// is asked for). `prompt` and `temperature` are honoured; `response_format=verbose_json` with
+/// `timestamp_granularities[]=word` lists every word with its time.
 enum OpenAIRoutes {
     static let alias = "whisper-1"
 
@@ -18,14 +19,23 @@ enum OpenAIRoutes {
 
     struct TextBody: Codable, Sendable { var text: String }
 
-    /// OpenAI's verbose_json, with the fields Earshot measures (no token ids or log-probabilities).
+    /// OpenAI's verbose_json: segments with Whisper's own measures, and words when asked for.
     struct Verbose: Codable, Sendable {
-        struct Segment: Codable, Sendable { var id: Int; var start: Double; var end: Double; var text: String }
+        struct Segment: Codable, Sendable {
+            var id: Int, seek = 0, start: Double, end: Double, text: String, tokens: [Int]
+            var temperature: Double, avgLogprob: Double, compressionRatio: Double, noSpeechProb: Double
+            enum CodingKeys: String, CodingKey {
+                case id, seek, start, end, text, tokens, temperature, avgLogprob = "avg_logprob", compressionRatio = "compression_ratio",
+                     noSpeechProb = "no_speech_prob"
+            }
+        }
+        struct Word: Codable, Sendable { var word: String; var start: Double; var end: Double }
         var task: String
         var language: String
         var duration: Double
         var text: String
-        var segments: [Segment]
+        var segments: [Segment]?
+        var words: [Word]?
     }
 
     static func add(to router: inout Router, _ services: Services) {
@@ -57,19 +67,35 @@ enum OpenAIRoutes {
         return speech
     }
 
+    /// A prompt longer than this cannot be meant for Whisper, which reads its last 223 tokens.
+    static let maxPromptBytes = 16_384
+
     static func transcribe(_ request: HTTPRequest, _ services: Services, task: WhisperTask) async throws -> HTTPResponse {
         let file = try request.requireFile("file")
-        let speech = try configuration(request, services, task: task)
+        var speech = try configuration(request, services, task: task)
         let format = request.field("response_format") ?? "json"
         guard ["json", "text", "srt", "vtt", "verbose_json"].contains(format) else {
             throw HTTPError(400, "response_format must be json, text, srt, vtt or verbose_json; got '\(format)'")
         }
         let granularities = Set(request.fields("timestamp_granularities[]") + request.fields("timestamp_granularities"))
-        if granularities.contains("word") {
-            throw HTTPError(400, "word timestamps are not available (Earshot times segments); ask for timestamp_granularities[]=segment")
+        if let other = granularities.first(where: { $0 != "segment" && $0 != "word" }) {
+            throw HTTPError(400, "timestamp_granularities must be 'segment' or 'word'; got '\(other)'")
         }
-        if let other = granularities.first(where: { $0 != "segment" }) {
-            throw HTTPError(400, "timestamp_granularities must be 'segment'; got '\(other)'")
+        if !granularities.isEmpty && format != "verbose_json" {
+            throw HTTPError(400, "timestamp_granularities needs response_format=verbose_json; got '\(format)'")
+        }
+        speech.words = granularities.contains("word")
+        if let prompt = request.field("prompt"), !prompt.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            guard prompt.utf8.count <= maxPromptBytes else {
+                throw HTTPError(400, "prompt is \(prompt.utf8.count) bytes; at most \(maxPromptBytes) are read (Whisper reads 223 tokens)")
+            }
+            speech.prompt = prompt
+        }
+        if let text = request.field("temperature"), !text.isEmpty {
+            guard let temperature = Double(text), temperature.isFinite, (0...1).contains(temperature) else {
+                throw HTTPError(400, "temperature must be a number from 0 to 1; got '\(text)'")
+            }
+            speech.temperature = temperature
         }
         let transcriber = try services.transcriber(speech)
         var transcript = try await services.work.run { try await transcriber.transcribe(file: file.path) }
@@ -79,8 +105,17 @@ enum OpenAIRoutes {
         case "srt": return .text(SubRipWriter().render(transcript), contentType: "application/x-subrip; charset=utf-8")
         case "vtt": return .text(WebVTTWriter().render(transcript), contentType: "text/vtt; charset=utf-8")
         case "verbose_json":
-            return .json(Verbose(task: task.rawValue, language: speech.language, duration: transcript.duration, text: transcript.text,
-                                 segments: transcript.segments.enumerated().map { .init(id: $0, start: $1.start, end: $1.end, text: $1.text) }))
+            let segments = transcript.segments.enumerated().map { id, s in
+                Verbose.Segment(id: id, start: s.start, end: s.end, text: s.text, tokens: s.tokens ?? [], temperature: s.temperature ?? 0,
+                                avgLogprob: s.averageLogProbability ?? 0, compressionRatio: s.compressionRatio ?? 0,
+                                noSpeechProb: s.noSpeechProbability ?? 0)
+            }
+            // OpenAI lists segments unless only words were asked for
+            let words = speech.words ? transcript.words.map { word in
+                Verbose.Word(word: word.word.trimmingCharacters(in: CharacterSet.whitespaces), start: word.start, end: word.end)
+            } : nil
+            return .json(Verbose(task: task.rawValue, language: transcript.language ?? speech.language, duration: transcript.duration,
+                                 text: transcript.text, segments: granularities == ["word"] ? nil : segments, words: words))
         default: return .json(TextBody(text: transcript.text))
         }
     }

@@ -40,15 +40,19 @@ async function show(id, focus = true) {
   if ($("player").dataset.id !== String(id)) { $("player").src = `/api/notes/${id}/audio`; $("player").dataset.id = id; }
   $("note-summary").textContent = note.summary || "(not yet)";
   $("note-actions").innerHTML = note.actions.map((a) => `<li>${Earshot.escape(a)}</li>`).join("") || "<li class=muted>none</li>";
-  $("note-transcript").innerHTML = note.segments.map((s, i) =>
-    `<button type="button" data-start="${s.start}" data-end="${s.end}" data-index="${i}">${Earshot.escape(s.text)}</button>`).join(" ")
+  // a button per word when the transcript has word times (per segment otherwise): the word being played is
+  // highlighted, and a click on a word plays from there
+  $("note-transcript").innerHTML = note.segments.map((s, i) => (s.words || []).length
+    ? `<span class="segment" data-index="${i}">${s.words.map((w) =>
+        `<button type="button" data-start="${w.start}" data-end="${w.end}">${Earshot.escape(w.word.trim())}</button>`).join(" ")}</span>`
+    : `<button type="button" data-start="${s.start}" data-end="${s.end}" data-index="${i}">${Earshot.escape(s.text)}</button>`).join(" ")
     || '<span class="muted">(transcribing…)</span>';
   $("new-title").value = note.title;
   for (const format of ["md", "txt", "srt", "vtt", "json"]) $(`export-${format}`).href = `/api/notes/${id}/export?format=${format}`;
   if (focus) $("note-title").focus();
 }
 
-// the transcript follows the player; a click on a segment seeks to it
+// the transcript follows the player; a click on a word (or segment) seeks to it
 $("player").addEventListener("timeupdate", () => {
   const t = $("player").currentTime;
   for (const b of document.querySelectorAll("#note-transcript button")) {

@@ -39,7 +39,10 @@ function transcribe(file) {
     }
     const base = file.name.replace(/\.[^.]+$/, "");
     item.innerHTML = `<h2>${Earshot.escape(file.name)}</h2><p class="muted">${Earshot.clock(answer.duration)} of audio</p>
-      <p>${Earshot.escape(answer.text) || '<span class="muted">(no speech)</span>'}</p>
+      ${(answer.segments || []).length
+        ? `<ol class="plain segments">${answer.segments.map((s) =>
+            `<li><span class="muted">${Earshot.clock(s.start)}–${Earshot.clock(s.end)}</span> ${Earshot.escape(s.text.trim())}</li>`).join("")}</ol>`
+        : '<p class="muted">(no speech)</p>'}
       <div class="row">${Object.keys(formats).map((f) => `<button type="button" class="secondary" data-format="${f}">Download .${f}</button>`).join("")}</div>`;
     item.addEventListener("click", (event) => {
       const button = event.target.closest("button[data-format]");

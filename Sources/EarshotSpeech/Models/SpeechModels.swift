@@ -1,7 +1,7 @@
 import EarshotCore
 import Foundation
 
-/// The Whisper models setup installs (converted from CTranslate2 to sherpa-onnx ONNX, MatMul weights as uint8).
+/// The Whisper models setup installs (converted from CTranslate2 to ONNX, MatMul weights as uint8).
 public enum WhisperModel: String, Sendable, CaseIterable, Codable {
     /// English-only, fastest; measured more accurate than base on English read speech (see BENCHMARKS.md).
     case tinyEn = "tiny.en"
@@ -36,7 +36,7 @@ public enum WhisperModel: String, Sendable, CaseIterable, Codable {
         guard Self.languages.contains(language) else { throw SpeechError.unsupportedLanguage(language, model: self) }
     }
 
-    struct Files { let encoder, decoder, tokens: String }
+    struct Files { let encoder, decoder, vocabulary, description: String }
 
     /// - Parameter floatReference: the float conversion setup keeps beside the shipped (uint8) one, which
     ///   the tests compare transcripts with.
@@ -45,7 +45,8 @@ public enum WhisperModel: String, Sendable, CaseIterable, Codable {
         let label = "whisper \(rawValue)\(floatReference ? " (float reference)" : "")"
         return Files(encoder: try store.file("\(dir)/model-encoder.onnx", of: label),
                      decoder: try store.file("\(dir)/model-decoder.onnx", of: label),
-                     tokens: try store.file("\(dir)/model-tokens.txt", of: label))
+                     vocabulary: try store.file("\(dir)/model-vocabulary.txt", of: label),
+                     description: try store.file("\(dir)/model-whisper.json", of: label))
     }
 }
 

@@ -1,19 +1,69 @@
-internal import CSherpaOnnx
 import EarshotCore
 import Foundation
 
-/// Whisper through sherpa-onnx's offline recognizer: one call turns ≤ 30 s of 16 kHz speech into text.
-/// Loading takes a moment; reuse one recognizer for many files (`shared` keeps one per model and thread count).
-/// What is loaded (model, threads) is fixed; what is decoded (language, task) can change from call to call,
-/// so a new language never loads the weights again. Calls from several threads take turns.
+/// Whisper, decoded by Earshot's own loop (`WhisperDecoder`): one call turns a window of up to 30 s of 16 kHz
+/// speech into timed segments. Loading takes a moment; reuse one recognizer for many files (`shared` keeps one
+/// per model and thread count). What is decoded (language, task, beam, prompt, word times) can change from call
+/// to call without loading anything again. Calls from several threads take turns.
 public final class SpeechRecognizer: @unchecked Sendable {
-    // @unchecked: `config`, `current` and the native recognizer are only touched under `lock`.
+    // @unchecked: the decoder is immutable and only used under `lock` (one window at a time per model keeps
+    // two callers from splitting the cores between them).
 
-    /// What one call decodes: the language (a code, or "auto" to detect it) and transcribe or translate.
+    /// How one call decodes.
     public struct Decoding: Sendable, Hashable, Codable {
+        /// A language code, or "auto" to detect it (multilingual models).
         public var language: String
         public var task: WhisperTask
-        public init(language: String = "en", task: WhisperTask = .transcribe) { self.language = language; self.task = task }
+        /// 1 decodes greedily; more keeps that many hypotheses (beam search; 5 is the usual choice).
+        public var beamSize: Int
+        /// Text that comes before the audio: names and spellings to follow, or the previous sentences.
+        public var prompt: String?
+        /// Words to favour, given to Whisper like a prompt.
+        public var hotwords: String?
+        /// Whether each segment lists its words with their times.
+        public var words: Bool
+        /// Timestamp tokens: a window of Whisper's full 30 s yields several timed segments. Without them (live
+        /// pieces), a shorter input is read faster and gives one segment.
+        public var timestamps: Bool
+        /// Temperatures tried in order: the next when the text loops (compression ratio above the threshold) or
+        /// is improbable (average log-probability below the threshold) and is not silence.
+        public var temperatures: [Double]
+        /// Hypotheses sampled at each temperature above zero.
+        public var bestOf: Int
+        public var compressionRatioThreshold: Double
+        public var logProbThreshold: Double
+        /// A window whose no-speech probability is above this and whose text is improbable is silence.
+        public var noSpeechThreshold: Double
+
+        public init(language: String = "en", task: WhisperTask = .transcribe, beamSize: Int = 1, prompt: String? = nil,
+                    hotwords: String? = nil, words: Bool = false, timestamps: Bool = true, temperatures: [Double] = [0, 0.2, 0.4, 0.6, 0.8, 1.0],
+                    bestOf: Int = 5, compressionRatioThreshold: Double = 2.4, logProbThreshold: Double = -1.0,
+                    noSpeechThreshold: Double = 0.6) {
+            self.language = language
+            self.task = task
+            self.beamSize = beamSize
+            self.prompt = prompt
+            self.hotwords = hotwords
+            self.words = words
+            self.timestamps = timestamps
+            self.temperatures = temperatures
+            self.bestOf = bestOf
+            self.compressionRatioThreshold = compressionRatioThreshold
+            self.logProbThreshold = logProbThreshold
+            self.noSpeechThreshold = noSpeechThreshold
+        }
+
+        /// The temperatures for a first `temperature` (OpenAI's API parameter): that one, then the fallbacks above it.
+        public static func temperatures(from temperature: Double) -> [Double] {
+            [temperature] + stride(from: 0.2, through: 1.0, by: 0.2).filter { $0 > temperature + 1e-9 }
+        }
+    }
+
+    /// A window's segments (times from its start) and the language Whisper wrote in.
+    public struct WindowResult: Sendable {
+        public var segments: [TranscriptSegment]
+        public var language: String
+        public var languageProbability: Double?
     }
 
     public static let sampleRate = 16_000
@@ -21,12 +71,8 @@ public final class SpeechRecognizer: @unchecked Sendable {
     public static let maxSeconds = 30.0
 
     public let model: WhisperModel
-    private let recognizer: OpaquePointer
-    private var config: SherpaOnnxOfflineRecognizerConfig
-    private let strings: CStringPool  // the C strings `config` points at
+    private let decoder: WhisperDecoder
     private let lock = NSLock()
-    /// The decoding `config` holds now; `defaultDecoding` is the one given at load.
-    private var current: Decoding
     public let defaultDecoding: Decoding
 
     private struct Key: Hashable, Sendable { let model: WhisperModel; let threads: Int; let home: URL; let floatReference: Bool }
@@ -59,28 +105,13 @@ public final class SpeechRecognizer: @unchecked Sendable {
         try model.check(language: language)
         if task == .translate && !model.isMultilingual { throw SpeechError.cannotTranslate(model: model) }
         let files = try model.files(in: store, floatReference: floatReference)
-        let strings = CStringPool()
-        var config = SherpaOnnxOfflineRecognizerConfig()
-        config.feat_config.sample_rate = Int32(Self.sampleRate)
-        config.feat_config.feature_dim = 80
-        config.model_config.whisper.encoder = strings(files.encoder)
-        config.model_config.whisper.decoder = strings(files.decoder)
-        config.model_config.whisper.language = strings(model.isMultilingual && language != "auto" ? language : "")
-        config.model_config.whisper.task = strings(task.rawValue)
-        config.model_config.whisper.tail_paddings = Int32(Self.tailPaddingFrames)
-        config.model_config.tokens = strings(files.tokens)
-        config.model_config.num_threads = Int32(max(1, threads))
-        config.model_config.provider = strings("cpu")
-        config.decoding_method = strings("greedy_search")
-        guard let handle = SherpaOnnxCreateOfflineRecognizer(&config) else {
-            throw ModelError.failedToLoad(model: "whisper \(model.rawValue)", detail: "sherpa-onnx rejected the model files")
+        do {
+            decoder = try WhisperDecoder(files: files, threads: max(1, threads))
+        } catch let error as ONNXRuntimeError {
+            throw ModelError.failedToLoad(model: "whisper \(model.rawValue)", detail: error.localizedDescription)
         }
-        recognizer = handle
         self.model = model
-        self.config = config
-        self.strings = strings
-        current = Decoding(language: language, task: task)
-        defaultDecoding = current
+        defaultDecoding = Decoding(language: language, task: task)
     }
 
     /// Checks that this model can decode `decoding` (a known language; translation needs a multilingual model).
@@ -89,54 +120,23 @@ public final class SpeechRecognizer: @unchecked Sendable {
         if decoding.task == .translate && !model.isMultilingual { throw SpeechError.cannotTranslate(model: model) }
     }
 
-    deinit { SherpaOnnxDestroyOfflineRecognizer(recognizer) }
-
     /// Transcribes up to 30 s of 16 kHz mono audio, in the language and task given at load.
     public func recognize(_ samples: ArraySlice<Float>) -> String {
         recognize(samples, as: defaultDecoding)
     }
 
-    /// Transcribes up to 30 s of 16 kHz mono audio as `decoding` says (checked with `check` beforehand).
+    /// The text of up to 30 s of 16 kHz mono audio decoded as `decoding` (checked with `check` beforehand).
     public func recognize(_ samples: ArraySlice<Float>, as decoding: Decoding) -> String {
+        ((try? transcribe(window: samples, as: decoding))?.segments ?? []).map(\.text).joined(separator: " ")
+    }
+
+    /// Timed segments of up to 30 s of 16 kHz mono audio (times from the window's start).
+    public func transcribe(window samples: ArraySlice<Float>, as decoding: Decoding) throws -> WindowResult {
         lock.lock()
         defer { lock.unlock() }
-        if decoding != current {
-            config.model_config.whisper.language = strings(model.isMultilingual && decoding.language != "auto" ? decoding.language : "")
-            config.model_config.whisper.task = strings(decoding.task.rawValue)
-            SherpaOnnxOfflineRecognizerSetConfig(recognizer, &config)
-            current = decoding
-        }
-        let text = decode(samples)
-        guard RepetitionCheck.looksLikeALoop(text) else { return text }
-        // Whisper sometimes repeats itself when little silence follows the speech; read the piece again
-        // with sherpa-onnx's longer default padding (like Whisper's own fallback on repetitive output)
-        config.model_config.whisper.tail_paddings = Int32(Self.fallbackTailPaddingFrames)
-        SherpaOnnxOfflineRecognizerSetConfig(recognizer, &config)
-        defer {
-            config.model_config.whisper.tail_paddings = Int32(Self.tailPaddingFrames)
-            SherpaOnnxOfflineRecognizerSetConfig(recognizer, &config)
-        }
-        return decode(samples)
+        let window = try decoder.decode(samples.suffix(Int(Self.maxSeconds) * Self.sampleRate), as: decoding)
+        return WindowResult(segments: window.segments, language: window.language, languageProbability: window.languageProbability)
     }
-
-    private func decode(_ samples: ArraySlice<Float>) -> String {
-        guard !samples.isEmpty else { return "" }
-        guard let stream = SherpaOnnxCreateOfflineStream(recognizer) else { return "" }
-        defer { SherpaOnnxDestroyOfflineStream(stream) }
-        samples.withUnsafeBufferPointer {
-            SherpaOnnxAcceptWaveformOffline(stream, Int32(Self.sampleRate), $0.baseAddress, Int32($0.count))
-        }
-        SherpaOnnxDecodeOfflineStream(recognizer, stream)
-        guard let result = SherpaOnnxGetOfflineStreamResult(stream) else { return "" }
-        defer { SherpaOnnxDestroyOfflineRecognizerResult(result) }
-        guard let text = result.pointee.text else { return "" }
-        return String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    /// Silent feature frames sherpa-onnx appends to each piece before the encoder (its default is 1000,
-    /// 10 s). 500 was measured as accurate and 15–20% faster; 200 cost 1.5 WER points (docs/speech.md).
-    static let tailPaddingFrames = 500
-    static let fallbackTailPaddingFrames = 1000
 
     public static var defaultThreadCount: Int { min(4, ProcessInfo.processInfo.activeProcessorCount) }
 }

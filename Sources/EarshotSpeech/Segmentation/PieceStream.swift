@@ -53,7 +53,9 @@ final class PieceStream {
             if !detector.isSpeaking { lastQuiet = heard }
         }
         unheard.removeFirst(offset)
-        if let region = open, Double(lastQuiet - reach - region.end) / Double(rate) > segmenter.mergeGap {
+        // a region is decided once no later one can join it: too long a pause, or too long a window already
+        if let region = open, Double(lastQuiet - reach - region.end) / Double(rate) > segmenter.mergeGap
+            || Double(lastQuiet - reach - region.start) / Double(rate) > segmenter.mergeLimit {
             decided.append(region)
             open = nil
         }

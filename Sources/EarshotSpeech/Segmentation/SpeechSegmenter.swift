@@ -16,6 +16,16 @@ public struct SpeechSegmenter: Sendable {
 
     public init() {}
 
+    /// Files: Whisper reads windows of up to ~28 s of consecutive speech, cut only at pauses longer than 2 s
+    /// (WhisperX's cut & merge): whole sentences with their context, several timed segments per window.
+    /// Live transcription keeps the short pieces of `init()`.
+    public static let windows: SpeechSegmenter = {
+        var segmenter = SpeechSegmenter()
+        segmenter.mergeGap = 2.0
+        segmenter.mergeLimit = SpeechRecognizer.maxSeconds - segmenter.leadPadding - segmenter.tailPadding - 1
+        return segmenter
+    }()
+
     /// A piece to transcribe: `speech` is what the VAD heard (used for timestamps), `read` adds padding.
     public struct Piece: Sendable, Equatable {
         public var speech: SpeechRegion

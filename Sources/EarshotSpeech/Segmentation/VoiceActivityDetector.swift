@@ -19,6 +19,16 @@ public final class VoiceActivityDetector {
         /// Longer speech is split (Whisper reads at most 30 s).
         public var maxSpeech: Float = 20
         public init() {}
+
+        /// Files, read in windows of up to 30 s: Whisper reads the pauses inside a window anyway, so the detector
+        /// only has to find where speech is, and a lower threshold (WhisperX's offset, 0.363) keeps short words
+        /// said alone ("the", "kids") that 0.5 dropped; Whisper's own no-speech test drops windows of noise.
+        public static let files: Settings = {
+            var settings = Settings()
+            settings.threshold = 0.35
+            settings.minSpeech = 0.1
+            return settings
+        }()
     }
 
     private let vad: OpaquePointer

@@ -1,13 +1,47 @@
-/// A stretch of recognised speech with its times in seconds from the start of the audio.
+/// A word with its time in seconds from the start of the audio, and how sure Whisper was of it (0–1).
+/// `word` is written as Whisper writes it, with its leading space.
+public struct TranscriptWord: Sendable, Codable, Equatable {
+    public var word: String
+    public var start: Double
+    public var end: Double
+    public var probability: Double
+
+    public init(word: String, start: Double, end: Double, probability: Double) {
+        self.word = word
+        self.start = start
+        self.end = end
+        self.probability = probability
+    }
+}
+
+/// A stretch of recognised speech with its times in seconds from the start of the audio. The optional fields
+/// are Whisper's own measures (OpenAI's `verbose_json` names them `avg_logprob`, `no_speech_prob`,
+/// `compression_ratio`, `temperature`, `tokens`); `words` is filled when word times were asked for.
 public struct TranscriptSegment: Sendable, Codable, Equatable {
     public var start: Double
     public var end: Double
     public var text: String
+    public var words: [TranscriptWord]?
+    public var tokens: [Int]?
+    public var averageLogProbability: Double?
+    public var noSpeechProbability: Double?
+    public var compressionRatio: Double?
+    public var temperature: Double?
 
-    public init(start: Double, end: Double, text: String) {
+    public init(start: Double, end: Double, text: String, words: [TranscriptWord]? = nil) {
         self.start = start
         self.end = end
         self.text = text
+        self.words = words
+    }
+
+    /// The same segment moved `seconds` later (its words too).
+    func shifted(by seconds: Double) -> TranscriptSegment {
+        var copy = self
+        copy.start += seconds
+        copy.end += seconds
+        copy.words = words?.map { TranscriptWord(word: $0.word, start: $0.start + seconds, end: $0.end + seconds, probability: $0.probability) }
+        return copy
     }
 }
 
@@ -18,14 +52,20 @@ public struct Transcript: Sendable, Codable, Equatable {
     /// Length of the audio in seconds.
     public var duration: Double
     public var segments: [TranscriptSegment]
+    /// The language Whisper wrote in (detected when asked for "auto").
+    public var language: String?
 
-    public init(source: String, model: String, duration: Double, segments: [TranscriptSegment]) {
+    public init(source: String, model: String, duration: Double, segments: [TranscriptSegment], language: String? = nil) {
         self.source = source
         self.model = model
         self.duration = duration
         self.segments = segments
+        self.language = language
     }
 
     /// The whole text, segments joined by spaces.
     public var text: String { segments.map(\.text).joined(separator: " ") }
+
+    /// Every word with its time, when word times were asked for (empty otherwise).
+    public var words: [TranscriptWord] { segments.flatMap { $0.words ?? [] } }
 }

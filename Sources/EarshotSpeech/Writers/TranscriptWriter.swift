@@ -9,12 +9,55 @@ public protocol TranscriptWriting: Sendable {
 public enum TranscriptFormat: String, CaseIterable, Sendable {
     case txt, srt, vtt, json
 
-    public var writer: any TranscriptWriting {
+    /// The writer; subtitles are cut into cues as `layout` says.
+    public func writer(layout: CueLayout = CueLayout()) -> any TranscriptWriting {
         switch self {
         case .txt: return PlainTextWriter()
-        case .srt: return SubRipWriter()
-        case .vtt: return WebVTTWriter()
+        case .srt: return SubRipWriter(layout: layout)
+        case .vtt: return WebVTTWriter(layout: layout)
         case .json: return JSONTranscriptWriter()
+        }
+    }
+
+    public var writer: any TranscriptWriting { writer() }
+}
+
+/// How subtitles are cut into cues. Without word times, a cue is a segment. With them (`--words`), a segment is
+/// split into cues of at most `maxWords` words and `maxCharacters` characters (openai-whisper's
+/// `--max_words_per_line` / `--max_line_width`, whisper.cpp's `--max-len`), each timed by its own words; WebVTT
+/// cues can also time every word (`<c>` tags, for karaoke-style highlighting).
+public struct CueLayout: Sendable, Equatable {
+    public var maxWords: Int?
+    public var maxCharacters: Int?
+    public var highlightWords: Bool
+    public init(maxWords: Int? = nil, maxCharacters: Int? = nil, highlightWords: Bool = false) {
+        self.maxWords = maxWords
+        self.maxCharacters = maxCharacters
+        self.highlightWords = highlightWords
+    }
+
+    struct Cue { var start: Double; var end: Double; var text: String; var words: [TranscriptWord] }
+
+    func cues(_ transcript: Transcript) -> [Cue] {
+        transcript.segments.flatMap { segment -> [Cue] in
+            guard let words = segment.words, !words.isEmpty, maxWords != nil || maxCharacters != nil || highlightWords else {
+                return [Cue(start: segment.start, end: segment.end, text: segment.text, words: segment.words ?? [])]
+            }
+            var cues: [Cue] = []
+            var current: [TranscriptWord] = []
+            func text(_ words: [TranscriptWord]) -> String {
+                words.map(\.word).joined().trimmingCharacters(in: .whitespaces)
+            }
+            for word in words {
+                let longer = current + [word]
+                if !current.isEmpty, (maxWords.map { longer.count > $0 } ?? false) || (maxCharacters.map { text(longer).count > $0 } ?? false) {
+                    cues.append(Cue(start: current[0].start, end: current.last!.end, text: text(current), words: current))
+                    current = []
+                }
+                current.append(word)
+            }
+            if !current.isEmpty { cues.append(Cue(start: current[0].start, end: current.last!.end, text: text(current), words: current)) }
+            return cues
         }
     }
 }
@@ -28,21 +71,32 @@ public struct PlainTextWriter: TranscriptWriting {
 }
 
 public struct SubRipWriter: TranscriptWriting {
-    public init() {}
+    public let layout: CueLayout
+    public init(layout: CueLayout = CueLayout()) { self.layout = layout }
     public let fileExtension = "srt"
     public func render(_ t: Transcript) -> String {
-        t.segments.enumerated().map { i, s in
-            "\(i + 1)\n\(timestamp(s.start, ",")) --> \(timestamp(s.end, ","))\n\(s.text)\n\n"
+        layout.cues(t).enumerated().map { i, cue in
+            "\(i + 1)\n\(timestamp(cue.start, ",")) --> \(timestamp(cue.end, ","))\n\(cue.text)\n\n"
         }.joined()
     }
 }
 
 public struct WebVTTWriter: TranscriptWriting {
-    public init() {}
+    public let layout: CueLayout
+    public init(layout: CueLayout = CueLayout()) { self.layout = layout }
     public let fileExtension = "vtt"
     public func render(_ t: Transcript) -> String {
-        "WEBVTT\n\n" + t.segments.map { s in
-            "\(timestamp(s.start, ".")) --> \(timestamp(s.end, "."))\n\(s.text)\n\n"
+        "WEBVTT\n\n" + layout.cues(t).map { cue in
+            "\(timestamp(cue.start, ".")) --> \(timestamp(cue.end, "."))\n\(text(of: cue))\n\n"
+        }.joined()
+    }
+
+    /// The cue's text; with highlighting, each word after the first behind a timestamp tag: `<00:00:01.200><c> word</c>`.
+    private func text(of cue: CueLayout.Cue) -> String {
+        guard layout.highlightWords, !cue.words.isEmpty else { return cue.text }
+        return cue.words.enumerated().map { i, word in
+            let w = i == 0 ? word.word.trimmingCharacters(in: .whitespaces) : word.word
+            return i == 0 ? "<c>\(w)</c>" : "<\(timestamp(word.start, "."))><c>\(w)</c>"
         }.joined()
     }
 }
@@ -52,16 +106,22 @@ public struct JSONTranscriptWriter: TranscriptWriting {
     public let fileExtension = "json"
 
     private struct Document: Encodable {
-        let source: String, model: String, duration: Double, text: String, segments: [TranscriptSegment]
+        let source: String, model: String, language: String?, duration: Double, text: String, segments: [Segment]
+    }
+    /// A segment as JSON: its times, text and (when asked for) words, times in milliseconds' precision.
+    private struct Segment: Encodable {
+        let start: Double, end: Double, text: String, words: [TranscriptWord]?
     }
 
     public func render(_ t: Transcript) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let doc = Document(source: t.source, model: t.model, duration: (t.duration * 1000).rounded() / 1000,
-                           text: t.text, segments: t.segments.map {
-                               TranscriptSegment(start: ($0.start * 1000).rounded() / 1000,
-                                                 end: ($0.end * 1000).rounded() / 1000, text: $0.text)
+        func ms(_ x: Double) -> Double { (x * 1000).rounded() / 1000 }
+        let doc = Document(source: t.source, model: t.model, language: t.language, duration: ms(t.duration), text: t.text,
+                           segments: t.segments.map { s in
+                               Segment(start: ms(s.start), end: ms(s.end), text: s.text, words: s.words?.map {
+                                   TranscriptWord(word: $0.word, start: ms($0.start), end: ms($0.end), probability: (($0.probability * 1000).rounded()) / 1000)
+                               })
                            })
         return String(decoding: (try? encoder.encode(doc)) ?? Data(), as: UTF8.self) + "\n"
     }

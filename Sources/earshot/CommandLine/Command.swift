@@ -73,6 +73,19 @@ struct ParsedArguments {
         return n
     }
 
+    /// A whole number when the option was given, nil when not.
+    func optionalInt(_ name: String, range: ClosedRange<Int>) throws -> Int? {
+        values[name] == nil ? nil : try int(name, default: range.lowerBound, range: range)
+    }
+
+    func double(_ name: String, default fallback: Double, range: ClosedRange<Double>) throws -> Double {
+        guard let text = values[name] else { return fallback }
+        guard let x = Double(text), x.isFinite, range.contains(x) else {
+            throw UsageError(message: "--\(name) must be a number from \(range.lowerBound) to \(range.upperBound), got '\(text)'", path: path)
+        }
+        return x
+    }
+
     func choice<T: RawRepresentable & CaseIterable>(_ name: String, default fallback: T) throws -> T where T.RawValue == String {
         guard let text = values[name] else { return fallback }
         guard let v = T(rawValue: text) else {

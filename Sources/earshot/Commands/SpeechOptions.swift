@@ -7,6 +7,10 @@ enum SpeechOptions {
         Option(name: "model", value: "name", help: "Whisper model: tiny.en (default, fastest) or base (multilingual)."),
         Option(name: "language", value: "code", help: "Spoken language for the base model (default en; 'auto' detects)."),
         Option(name: "threads", value: "n", help: "CPU threads for the model (default \(SpeechRecognizer.defaultThreadCount))."),
+        Option(name: "beam-size", value: "n", help: "Hypotheses searched: 1 decodes greedily (default, fastest), 5 is more accurate."),
+        Option(name: "prompt", value: "text", help: "Text Whisper reads first: names and spellings to follow, the style to write in."),
+        Option(name: "hotwords", value: "words", help: "Words to favour, e.g. product or people's names."),
+        Option(name: "temperature", value: "t", help: "First sampling temperature, 0-1 (default 0: the likeliest text)."),
     ]
 
     static func read(_ args: ParsedArguments) throws -> Transcriber.Configuration {
@@ -19,6 +23,8 @@ enum SpeechOptions {
             throw UsageError(message: error.localizedDescription, path: args.path)
         }
         return Transcriber.Configuration(model: model, threads: try args.int("threads", default: SpeechRecognizer.defaultThreadCount, range: 1...64),
-                                         language: language)
+                                         language: language, beamSize: try args.int("beam-size", default: 1, range: 1...16),
+                                         prompt: args.value("prompt"), hotwords: args.value("hotwords"),
+                                         temperature: try args.double("temperature", default: 0, range: 0...1))
     }
 }

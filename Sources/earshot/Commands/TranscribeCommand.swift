@@ -16,6 +16,10 @@ enum TranscribeCommand {
         options: SpeechOptions.all + [
             Option(name: "format", value: "fmt", help: "txt (default), srt, vtt or json."),
             Option(name: "json", value: nil, help: "Same as --format json."),
+            Option(name: "words", value: nil, help: "Every word with its time: in JSON, and subtitle cues timed by their words."),
+            Option(name: "max-words", value: "n", help: "Subtitles with --words: at most n words per cue."),
+            Option(name: "max-line-width", value: "n", help: "Subtitles with --words: at most n characters per cue."),
+            Option(name: "highlight-words", value: nil, help: "WebVTT with --words: time each word in its cue (<c> tags)."),
             Option(name: "output", value: "dir", help: "Write <name>.<fmt> per input into this folder instead of stdout."),
             Option(name: "no-progress", value: nil, help: "Hide the progress bar shown on a terminal."),
         ],
@@ -23,6 +27,9 @@ enum TranscribeCommand {
             "earshot transcribe meeting.m4a",
             "earshot transcribe --format srt --output subs/ talk1.wav talk2.flac",
             "earshot transcribe --model base --language auto interview.mp3",
+            "earshot transcribe --words --json memo.wav",
+            "earshot transcribe --words --format vtt --max-words 6 --highlight-words talk.mp3",
+            "earshot transcribe --model base --beam-size 5 --prompt 'Anneliese, Kubernetes' standup.m4a",
             "cat memo.ogg | earshot transcribe --json -",
         ],
         run: run)
@@ -31,7 +38,14 @@ enum TranscribeCommand {
         guard !args.positionals.isEmpty else {
             throw UsageError(message: "give at least one audio file, or '-' for standard input", path: args.path)
         }
-        let speech = try SpeechOptions.read(args)
+        var speech = try SpeechOptions.read(args)
+        speech.words = args.flag("words")
+        let layout = CueLayout(maxWords: try args.optionalInt("max-words", range: 1...1000),
+                               maxCharacters: try args.optionalInt("max-line-width", range: 1...10_000),
+                               highlightWords: args.flag("highlight-words"))
+        if !speech.words && (layout.maxWords != nil || layout.maxCharacters != nil || layout.highlightWords) {
+            throw UsageError(message: "--max-words, --max-line-width and --highlight-words need --words", path: args.path)
+        }
         if args.flag("json"), let format = args.value("format"), format != "json" {
             throw UsageError(message: "--json and --format \(format) ask for two formats: give one", path: args.path)
         }
@@ -54,10 +68,11 @@ enum TranscribeCommand {
                 let transcript = try await transcriber.transcribe(file: path) { bar.update($0) }
                 bar.finish()
                 let elapsed = Date().timeIntervalSince(started)
-                let rendered = format.writer.render(transcript)
+                let writer = format.writer(layout: layout)
+                let rendered = writer.render(transcript)
                 if let dir = outputDir {
                     let name = path == "-" ? "stdin" : ((path as NSString).lastPathComponent as NSString).deletingPathExtension
-                    let target = URL(fileURLWithPath: dir).appendingPathComponent("\(name).\(format.writer.fileExtension)")
+                    let target = URL(fileURLWithPath: dir).appendingPathComponent("\(name).\(writer.fileExtension)")
                     try Data(rendered.utf8).write(to: target, options: .atomic)
                     StandardError.write("wrote \(target.path)\n")
                 } else if format == .json {

@@ -1,0 +1,318 @@
+import EarshotCore
+import Foundation
+
+/// Earshot's Whisper decoding loop over the converted encoder and decoder (ONNX Runtime): one window of up to
+/// 30 s in, timed segments out. Greedy or beam search, timestamp tokens, a prompt, temperature fallback when
+/// the text loops or is improbable, language detection, and (on request) every word's time from the
+/// cross-attention. Immutable once loaded; `SpeechRecognizer` serialises calls.
+final class WhisperDecoder: @unchecked Sendable {
+    // @unchecked: the sessions are ONNX Runtime sessions (safe to share), the rest is immutable.
+    let spec: WhisperSpec
+    let tokenizer: WhisperTokenizer
+    private let encoder: InferenceSession
+    private let decoder: InferenceSession
+    private let features: WhisperFeatures
+    /// Silence appended to a window before the encoder. With timestamps, the window is always Whisper's full
+    /// 30 s: on shorter inputs the timestamps it predicts are wrong and it loops (a 2.6 s sentence given 7.5 s
+    /// ended at "1.00" and then repeated), and the text is worse too. Live pieces, decoded without timestamps
+    /// for speed, get 5 s (measured as accurate as 10 s and 15–20% faster; docs/speech.md).
+    static func paddingSamples(timestamps: Bool) -> Int {
+        (timestamps ? WhisperFeatures.maxFrames * WhisperFeatures.hop : 5 * WhisperFeatures.sampleRate)
+    }
+
+    init(files: WhisperModel.Files, threads: Int) throws {
+        spec = try WhisperSpec.load(files.description)
+        tokenizer = try WhisperTokenizer(vocabulary: files.vocabulary)
+        encoder = try InferenceSession(path: files.encoder, threads: threads)
+        decoder = try InferenceSession(path: files.decoder, threads: threads)
+        features = WhisperFeatures(melBands: spec.n_mels)
+    }
+
+    /// One window's result: segments timed from the window's start.
+    struct Window {
+        var segments: [TranscriptSegment]
+        var language: String
+        var languageProbability: Double?
+    }
+
+    /// Decodes up to 30 s of 16 kHz audio.
+    func decode(_ samples: ArraySlice<Float>, as decoding: SpeechRecognizer.Decoding) throws -> Window {
+        let seconds = Double(samples.count) / Double(WhisperFeatures.sampleRate)
+        let (mel, frames) = features.compute(samples, paddingSamples: Self.paddingSamples(timestamps: decoding.timestamps))
+        guard frames > 0, !samples.isEmpty else { return Window(segments: [], language: decoding.language) }
+        let names = encoder.outputNames  // cross_k_i and cross_v_i for every decoder layer
+        let cross = try encoder.run(values: ["mel": try TensorValue(shape: [1, spec.n_mels, frames], floats: mel)], outputs: names)
+        let context = Context(cross: Dictionary(uniqueKeysWithValues: zip(names, cross)),
+                              rules: LogitRules(spec: spec, windowSeconds: seconds, timestamps: decoding.timestamps))
+        var language = decoding.language, languageProbability: Double?
+        if spec.multilingual && decoding.language == "auto" {
+            (language, languageProbability) = try detectLanguage(context)
+        }
+        let start = spec.startSequence(language: language, task: decoding.task)
+            + (decoding.timestamps ? [] : [spec.no_timestamps])
+        let promptText = [decoding.prompt, decoding.hotwords].compactMap { $0?.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .filter { !$0.isEmpty }.joined(separator: " ")
+        var prefix = start
+        if !promptText.isEmpty {
+            // the prompt goes before the start, after <|startofprev|>, at most half the context long
+            let prompt = tokenizer.encode(" " + promptText).suffix(spec.n_text_ctx / 2 - 1)
+            prefix = [spec.sot_prev] + prompt + start
+        }
+        let attempt = try decodeWithFallback(prefix: prefix, context: context, decoding: decoding)
+        if attempt.noSpeechProbability > decoding.noSpeechThreshold && attempt.averageLogProbability < decoding.logProbThreshold {
+            return Window(segments: [], language: language, languageProbability: languageProbability)  // silence
+        }
+        var segments = segments(of: attempt, windowSeconds: seconds)
+        if decoding.words && !segments.isEmpty {
+            let aligner = WordAligner(spec: spec, tokenizer: tokenizer, language: language)
+            try aligner.addWords(to: &segments, audio: samples, startSequence: start, frames: frames) { tokens in
+                try self.alignmentPass(tokens, context: context)
+            }
+        }
+        return Window(segments: segments, language: language, languageProbability: languageProbability)
+    }
+
+    // MARK: - decoding
+
+    fileprivate struct Context {
+        /// The encoder's cross-attention keys and values, by the decoder input that reads each.
+        let cross: [String: TensorValue]
+        let rules: LogitRules
+    }
+
+    /// A finished decoding at one temperature.
+    struct Attempt {
+        var tokens: [Int]  // generated, without the final end token
+        var sumLogProbability: Double
+        var averageLogProbability: Double
+        var noSpeechProbability: Double
+        var compressionRatio: Double
+        var temperature: Double
+    }
+
+    private func decodeWithFallback(prefix: [Int], context: Context, decoding: SpeechRecognizer.Decoding) throws -> Attempt {
+        var attempts: [Attempt] = []
+        for temperature in decoding.temperatures {
+            let attempt = temperature == 0 && decoding.beamSize > 1
+                ? try beamSearch(prefix: prefix, context: context, size: decoding.beamSize)
+                : try sample(prefix: prefix, context: context, rows: temperature == 0 ? 1 : max(1, decoding.bestOf),
+                             temperature: temperature)
+            attempts.append(attempt)
+            let tooRepetitive = attempt.compressionRatio > decoding.compressionRatioThreshold
+            let tooUnlikely = attempt.averageLogProbability < decoding.logProbThreshold
+            let silence = attempt.noSpeechProbability > decoding.noSpeechThreshold
+            if !tooRepetitive && (!tooUnlikely || silence) { return attempt }
+        }
+        // every temperature failed: the likeliest text that does not loop, else the last try
+        return attempts.filter { $0.compressionRatio <= decoding.compressionRatioThreshold }
+            .max { $0.averageLogProbability < $1.averageLogProbability } ?? attempts.last!
+    }
+
+    /// Runs the decoder: `tokens` per hypothesis, continuing cache rows `beams` of `caches` (nil: from scratch).
+    private func step(_ tokens: [[Int]], beams: [Int], caches: (TensorValue, TensorValue)?, context: Context,
+                      outputs: [String] = ["logits", "out_self_k", "out_self_v"]) throws -> [TensorValue] {
+        let n = tokens[0].count
+        let empty = caches == nil ? try TensorValue(shape: [spec.n_text_layer, 1, 0, spec.n_text_state], floats: []) : nil
+        let inputs: [String: TensorValue] = [
+            "tokens": try TensorValue(shape: [tokens.count, n], int64s: tokens.flatMap { $0.map(Int64.init) }),
+            "in_self_k": caches?.0 ?? empty!, "in_self_v": caches?.1 ?? empty!,
+            "beams": try TensorValue(shape: [beams.count], int64s: beams.map(Int64.init)),
+        ]
+        return try decoder.run(values: inputs.merging(context.cross) { a, _ in a }, outputs: outputs)
+    }
+
+    /// Row `row`'s logits at position `position` of a [N, n, vocab] output.
+    private func logits(_ value: TensorValue, row: Int, position: Int) -> [Float] {
+        let (n, vocab) = (value.shape[1], value.shape[2])
+        return value.withFloats { Array($0[((row * n + position) * vocab)..<((row * n + position + 1) * vocab)]) }
+    }
+
+    private func noSpeechProbability(_ first: TensorValue, prefix: [Int]) -> Double {
+        guard let at = prefix.firstIndex(of: spec.sot) else { return 0 }
+        let logprobs = LogitRules.logSoftmax(logits(first, row: 0, position: at))
+        return Double(exp(logprobs[spec.no_speech]))
+    }
+
+    private var maxTokens: Int { spec.n_text_ctx / 2 }
+
+    /// `rows` independent hypotheses (greedy when `temperature` is 0 and `rows` 1), the best by average
+    /// log-probability. Sampling is seeded, so the same audio gives the same text.
+    private func sample(prefix: [Int], context: Context, rows: Int, temperature: Double) throws -> Attempt {
+        var generator = SeededGenerator(seed: 0x5EED + UInt64(temperature * 1000))
+        var out = try step([prefix], beams: [0], caches: nil, context: context)
+        let noSpeech = noSpeechProbability(out[0], prefix: prefix)
+        var generated = [[Int]](repeating: [], count: rows)
+        var sums = [Double](repeating: 0, count: rows)
+        var done = [Bool](repeating: false, count: rows)
+        var beams = [Int](repeating: 0, count: rows)  // the first step has one row: every hypothesis forks from it
+        var position = prefix.count - 1
+        while true {
+            var next: [Int] = []
+            for r in 0..<rows {
+                if done[r] { next.append(spec.eot); continue }
+                var row = logits(out[0], row: beams[r], position: position)
+                context.rules.apply(&row, generated: generated[r])
+                let logprobs = LogitRules.logSoftmax(row)
+                let token = temperature == 0 ? argmax(row) : draw(row, temperature: temperature, using: &generator)
+                sums[r] += Double(logprobs[token])
+                if token == spec.eot || generated[r].count + 1 >= maxTokens || prefix.count + generated[r].count + 1 >= spec.n_text_ctx {
+                    done[r] = true
+                    if token != spec.eot { generated[r].append(token) }
+                } else {
+                    generated[r].append(token)
+                }
+                next.append(token)
+            }
+            if done.allSatisfy({ $0 }) { break }
+            out = try step(next.map { [$0] }, beams: beams, caches: (out[1], out[2]), context: context)
+            beams = Array(0..<rows)
+            position = 0
+        }
+        let best = (0..<rows).max { sums[$0] / Double(generated[$0].count + 1) < sums[$1] / Double(generated[$1].count + 1) }!
+        return attempt(generated[best], sum: sums[best], noSpeech: noSpeech, temperature: temperature)
+    }
+
+    /// Beam search (openai-whisper's, patience 1): `size` live hypotheses; each step keeps the likeliest
+    /// continuations; ends when `size` hypotheses have finished; the best by average log-probability wins.
+    private func beamSearch(prefix: [Int], context: Context, size: Int) throws -> Attempt {
+        struct Hypothesis { var tokens: [Int]; var sum: Double; var row: Int }
+        var out = try step([prefix], beams: [0], caches: nil, context: context)
+        let noSpeech = noSpeechProbability(out[0], prefix: prefix)
+        var live = [Hypothesis(tokens: [], sum: 0, row: 0)]
+        var finished: [Hypothesis] = []
+        var position = prefix.count - 1
+        while finished.count < size {
+            var candidates: [Hypothesis] = []
+            for hypothesis in live {
+                var row = logits(out[0], row: hypothesis.row, position: position)
+                context.rules.apply(&row, generated: hypothesis.tokens)
+                let logprobs = LogitRules.logSoftmax(row)
+                for token in topIndices(logprobs, count: size + 1) where logprobs[token].isFinite {
+                    candidates.append(Hypothesis(tokens: hypothesis.tokens + [token], sum: hypothesis.sum + Double(logprobs[token]),
+                                                 row: hypothesis.row))
+                }
+            }
+            candidates.sort { $0.sum > $1.sum }
+            var next: [Hypothesis] = []
+            for candidate in candidates {
+                if candidate.tokens.last == spec.eot {
+                    finished.append(Hypothesis(tokens: candidate.tokens.dropLast(), sum: candidate.sum, row: 0))
+                } else {
+                    next.append(candidate)
+                    if next.count == size { break }
+                }
+            }
+            let length = prefix.count + (next.first?.tokens.count ?? 0)
+            if next.isEmpty || next[0].tokens.count >= maxTokens || length >= spec.n_text_ctx {
+                finished += next
+                break
+            }
+            out = try step(next.map { [$0.tokens.last!] }, beams: next.map(\.row), caches: (out[1], out[2]), context: context)
+            live = next.enumerated().map { Hypothesis(tokens: $1.tokens, sum: $1.sum, row: $0) }
+            position = 0
+        }
+        let best = finished.max { $0.sum / Double($0.tokens.count + 1) < $1.sum / Double($1.tokens.count + 1) }
+            ?? Hypothesis(tokens: [], sum: -.infinity, row: 0)
+        return attempt(best.tokens, sum: best.sum, noSpeech: noSpeech, temperature: 0)
+    }
+
+    private func attempt(_ tokens: [Int], sum: Double, noSpeech: Double, temperature: Double) -> Attempt {
+        let text = tokenizer.text(of: tokens, below: spec.eot)
+        return Attempt(tokens: tokens, sumLogProbability: sum, averageLogProbability: sum / Double(tokens.count + 1),
+                       noSpeechProbability: noSpeech, compressionRatio: CompressionRatio.of(text), temperature: temperature)
+    }
+
+    /// The language the window is spoken in, and its probability among Whisper's languages.
+    private func detectLanguage(_ context: Context) throws -> (String, Double) {
+        let out = try step([[spec.sot]], beams: [0], caches: nil, context: context, outputs: ["logits"])
+        let row = logits(out[0], row: 0, position: 0)
+        let scores = spec.languages.map { row[$0.token] }
+        let probabilities = LogitRules.logSoftmax(scores).map { Double(exp($0)) }
+        let best = probabilities.indices.max { probabilities[$0] < probabilities[$1] }!
+        return (spec.languages[best].code, probabilities[best])
+    }
+
+    /// The tokens forced through the decoder at once: their logits and the alignment heads' cross-attention.
+    private func alignmentPass(_ tokens: [Int], context: Context) throws -> (logits: TensorValue, crossAttention: TensorValue) {
+        let out = try step([tokens], beams: [0], caches: nil, context: context, outputs: ["logits", "cross_qk"])
+        return (out[0], out[1])
+    }
+
+    // MARK: - segments
+
+    /// Segments between timestamp pairs: `<|t0|> text <|t1|><|t1|> text <|t2|>`; text after the last timestamp
+    /// runs to the window's end.
+    private func segments(of attempt: Attempt, windowSeconds: Double) -> [TranscriptSegment] {
+        let ts = spec.timestamp_begin
+        var segments: [TranscriptSegment] = []
+        var start: Double?, text: [Int] = []
+        func close(at end: Double) {
+            let words = tokenizer.text(of: text, below: spec.eot).trimmingCharacters(in: .whitespacesAndNewlines)
+            if !words.isEmpty {
+                var segment = TranscriptSegment(start: min(start ?? 0, end), end: end, text: words)
+                segment.tokens = text
+                segments.append(segment)
+            }
+            start = nil
+            text = []
+        }
+        for token in attempt.tokens {
+            if token >= ts {
+                let time = min(windowSeconds, Double(token - ts) * WhisperSpec.timestampStep)
+                if start == nil || text.isEmpty { start = time } else { close(at: time) }
+            } else {
+                text.append(token)
+            }
+        }
+        if !text.isEmpty { close(at: windowSeconds) }
+        for i in segments.indices {
+            segments[i].averageLogProbability = attempt.averageLogProbability
+            segments[i].noSpeechProbability = attempt.noSpeechProbability
+            segments[i].compressionRatio = attempt.compressionRatio
+            segments[i].temperature = attempt.temperature
+        }
+        return segments
+    }
+}
+
+private func argmax(_ values: [Float]) -> Int {
+    var best = 0
+    for i in values.indices where values[i] > values[best] { best = i }
+    return best
+}
+
+private func topIndices(_ values: [Float], count: Int) -> [Int] {
+    var top: [Int] = []
+    for i in values.indices where values[i] > -.infinity {
+        if top.count < count || values[i] > values[top[top.count - 1]] {
+            let at = top.firstIndex { values[$0] < values[i] } ?? top.count
+            top.insert(i, at: at)
+            if top.count > count { top.removeLast() }
+        }
+    }
+    return top
+}
+
+private func draw(_ logits: [Float], temperature: Double, using generator: inout SeededGenerator) -> Int {
+    let scaled = logits.map { $0 / Float(temperature) }
+    let probabilities = LogitRules.logSoftmax(scaled).map { Double(exp($0)) }
+    var threshold = Double.random(in: 0..<1, using: &generator)
+    for (i, p) in probabilities.enumerated() {
+        threshold -= p
+        if threshold < 0 { return i }
+    }
+    return argmax(logits)
+}
+
+/// splitmix64: a fixed sequence, so sampled decodings repeat.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

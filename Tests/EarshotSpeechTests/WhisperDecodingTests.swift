@@ -1,0 +1,96 @@
+import EarshotCore
+@testable import EarshotSpeech
+import EarshotTestSupport
+import Foundation
+import XCTest
+
+/// Earshot's Whisper decoding loop on real speech: timestamp tokens, whole windows, beam search, prompts and
+/// word times, with the shipped models and their float references.
+final class WhisperDecodingTests: XCTestCase {
+    func testTheTokenizerEncodesWhatItDecodes() throws {
+        let files = try WhisperModel.base.files(in: ModelStore())
+        let tokenizer = try WhisperTokenizer(vocabulary: files.vocabulary)
+        let spec = try WhisperSpec.load(files.description)
+        for text in [" Book the café on Rue Cler for Julia's birthday.", " 1,469 people; naïve résumé — 東京", " don't  stop\n"] {
+            let tokens = tokenizer.encode(text)
+            XCTAssertFalse(tokens.isEmpty)
+            XCTAssertTrue(tokens.allSatisfy { $0 < spec.eot })
+            XCTAssertEqual(tokenizer.text(of: tokens, below: spec.eot), text)
+        }
+        // BPE merges whole words: " the" is one token, not four
+        XCTAssertEqual(tokenizer.encode(" the").count, 1)
+    }
+
+    /// The case that stopped early when Whisper read short pieces without timestamps: both sentences come back,
+    /// in timed segments inside the audio.
+    func testTwoSentencesInOneWindowBothComeBackTimed() async throws {
+        let audio = try TestAudio.speech("Reminder for Monday. Book the café on Rue Cler for Julia's birthday dinner.")
+        let transcript = try await Transcriber(Transcriber.Configuration(model: .tinyEn)).transcribe(audio, source: "memo")
+        let text = transcript.text.lowercased()
+        XCTAssertTrue(text.contains("monday"), transcript.text)
+        XCTAssertTrue(text.contains("dinner"), transcript.text)
+        XCTAssertFalse(transcript.segments.isEmpty)
+        for (a, b) in zip(transcript.segments, transcript.segments.dropFirst()) { XCTAssertLessThanOrEqual(a.end, b.start + 1e-6) }
+        XCTAssertLessThanOrEqual(transcript.segments.last!.end, audio.duration + 1e-6)
+        XCTAssertNotNil(transcript.segments[0].averageLogProbability)
+    }
+
+    /// Sentences with a pause between them inside one window become separate segments, timed on either side of it.
+    func testAPauseInsideAWindowSeparatesSegments() async throws {
+        let first = try TestAudio.speech("The meeting moved to Thursday afternoon.").samples
+        let second = try TestAudio.speech("Please bring the budget report.").samples
+        let pause = 1.5
+        let audio = AudioBuffer(samples: first + TestAudio.silence(seconds: pause) + second, sampleRate: 16_000)
+        let transcript = try await Transcriber(Transcriber.Configuration(model: .tinyEn)).transcribe(audio, source: "two")
+        XCTAssertGreaterThanOrEqual(transcript.segments.count, 2, "\(transcript.segments)")
+        let gapStart = Double(first.count) / 16_000, gapEnd = gapStart + pause
+        let before = try XCTUnwrap(transcript.segments.first { $0.text.lowercased().contains("thursday") }, "\(transcript.segments)")
+        let after = try XCTUnwrap(transcript.segments.first { $0.text.lowercased().contains("report") }, "\(transcript.segments)")
+        XCTAssertLessThan(before.end, gapStart + 0.5)
+        XCTAssertGreaterThan(after.start, gapEnd - 0.5)
+    }
+
+    /// Word times on speech with known boundaries: a word after a pause starts when it is spoken (the
+    /// cross-attention alone puts it at the previous word's end), for the shipped model and its float reference.
+    func testWordsStartWhenTheyAreSpokenAfterPauses() async throws {
+        let spaced = try SpacedWords(["please", "call", "stella", "and", "ask", "her", "to", "bring", "these", "things"],
+                                     pauses: [0.6, 0.3, 0.8, 0.45])
+        for reference in [false, true] {
+            let transcriber = try Transcriber(Transcriber.Configuration(model: .base, words: true), store: ModelStore(),
+                                              floatReference: reference)
+            let words = try await transcriber.transcribe(spaced.audio, source: "spaced").words
+            var starts: [Double] = [], ends: [Double] = []
+            var cursor = 0
+            for truth in spaced.words {
+                guard let found = words[cursor...].firstIndex(where: { normalised($0.word) == truth.word }) else { continue }
+                starts.append(abs(words[found].start - truth.start))
+                ends.append(abs(words[found].end - truth.end))
+                cursor = found + 1
+            }
+            let label = reference ? "float reference" : "shipped model"
+            XCTAssertGreaterThanOrEqual(starts.count, 8, "\(label): \(words.map(\.word))")
+            XCTAssertLessThanOrEqual(median(starts), 0.08, "\(label): start errors \(starts)")
+            XCTAssertLessThanOrEqual(median(ends), 0.08, "\(label): end errors \(ends)")
+            for (a, b) in zip(words, words.dropFirst()) { XCTAssertLessThanOrEqual(a.end, b.start + 1e-6) }
+        }
+    }
+
+    func testBeamSearchAndAPromptDecode() async throws {
+        let sentence = "the train to the coast leaves every hour from platform four"
+        let audio = try TestAudio.speech(sentence)
+        let beam = try await Transcriber(Transcriber.Configuration(model: .base, beamSize: 5)).transcribe(audio, source: "beam")
+        XCTAssertLessThanOrEqual(WordErrorRate.counts(reference: sentence, hypothesis: beam.text).errors, 2, beam.text)
+        let prompted = try await Transcriber(Transcriber.Configuration(model: .base, prompt: "Platforms 1, 2, 3 and 4."))
+            .transcribe(audio, source: "prompt")
+        XCTAssertTrue(prompted.text.contains("4"), prompted.text)
+    }
+
+    private func normalised(_ word: String) -> String {
+        word.lowercased().filter { $0.isLetter || $0 == "'" }
+    }
+
+    private func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? .infinity : sorted[sorted.count / 2]
+    }
+}
