@@ -39,6 +39,7 @@ say en-us memo.wav "Remember the budget meeting with the finance team on Thursda
 "$BIN/transcribe-file" "$WORK/memo.wav" > "$WORK/transcribe.out"
 expect transcribe-file "$WORK/transcribe.out" "final: .*budget"
 expect "transcribe-file (file)" "$WORK/transcribe.out" "\] .*finance"
+expect "transcribe-file (words)" "$WORK/transcribe.out" "^ +[0-9]+\.[0-9]+– *[0-9]+\.[0-9]+ finance"
 
 sox -n -r 16000 -c 1 "$WORK/tone.wav" synth 2 sine 1000 vol 0.5
 "$BIN/classify-sound" "$WORK/tone.wav" > "$WORK/classify.out"

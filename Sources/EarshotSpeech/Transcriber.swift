@@ -116,13 +116,15 @@ public actor Transcriber {
         let rate = Double(SpeechRecognizer.sampleRate)
         let pieces = PieceStream(segmenter: segmenter, detector: detector, sampleRate: SpeechRecognizer.sampleRate)
         var segments: [TranscriptSegment] = []
-        var language: String?
+        var language: String?, languageProbability: Double?
         func read(_ ready: [PieceStream.Ready]) throws {
             for item in ready {
                 let window = try recognizer.transcribe(window: item.samples, as: decoding)
                 ProcessMemory.releaseFreeHeap()  // or hours of windows leave the heap full of holes
                 progress(Double(pieces.length) / rate)
-                language = language ?? (window.segments.isEmpty ? nil : window.language)
+                if language == nil && !window.segments.isEmpty {
+                    (language, languageProbability) = (window.language, window.languageProbability)
+                }
                 segments += window.segments.map { Self.place($0, in: item.piece, rate: rate) }
             }
         }
@@ -131,20 +133,17 @@ public actor Transcriber {
             progress(Double(pieces.length) / rate)
         }
         try read(pieces.finish())
-        return Transcript(source: source, model: recognizer.model.rawValue, duration: Double(pieces.length) / rate,
-                          segments: segments, language: language ?? decoding.language)
+        var transcript = Transcript(source: source, model: recognizer.model.rawValue, duration: Double(pieces.length) / rate,
+                                    segments: segments, language: language ?? decoding.language)
+        transcript.languageProbability = languageProbability
+        return transcript
     }
 
-    /// A window's segment in the recording's time. With word times, the segment spans its words; without, it is
-    /// kept inside the speech the detector heard (Whisper's timestamps may reach into the window's padding).
+    /// A window's segment in the recording's time (its times come from its words, placed on the sound), kept
+    /// inside the audio the window read.
     static func place(_ segment: TranscriptSegment, in piece: SpeechSegmenter.Piece, rate: Double) -> TranscriptSegment {
         var placed = segment.shifted(by: Double(piece.read.start) / rate)
-        if let words = placed.words, let first = words.first, let last = words.last {
-            placed.start = first.start
-            placed.end = max(last.end, first.start)
-            return placed
-        }
-        let (first, last) = (Double(piece.speech.start) / rate, Double(piece.speech.end) / rate)
+        let (first, last) = (Double(piece.read.start) / rate, Double(piece.read.end) / rate)
         placed.start = min(max(placed.start, first), last)
         placed.end = max(min(placed.end, last), placed.start)
         return placed

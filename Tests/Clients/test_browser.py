@@ -91,8 +91,16 @@ class BrowserTest(unittest.TestCase):
         driver.find_element(By.ID, "query").send_keys("DENTIST")
         driver.find_element(By.CSS_SELECTOR, "#search button[type=submit]").click()
         wait(driver, 30, lambda d: d.find_elements(By.CSS_SELECTOR, "#hits mark"), "search marks the match")
-        # a click on a transcript segment seeks the player
-        driver.find_element(By.CSS_SELECTOR, "#note-transcript button").click()
+        # a button per word (the transcript has word times); a click on a word seeks the player there, and
+        # the word being played is highlighted
+        words = driver.find_elements(By.CSS_SELECTOR, "#note-transcript .segment button")
+        self.assertGreaterEqual(len(words), 5, "a button per word")
+        third = words[2]
+        start = float(third.get_attribute("data-start"))
+        third.click()
+        played = driver.execute_script("return document.getElementById('player').currentTime")
+        self.assertAlmostEqual(played, start, delta=0.5)
+        wait(driver, 20, lambda d: d.find_elements(By.CSS_SELECTOR, "#note-transcript button.current"), "the word being played is highlighted")
         driver.execute_script("window.scrollTo(0, 0)")
         self.shot(driver, "notes")
 
@@ -145,6 +153,9 @@ class BrowserTest(unittest.TestCase):
         driver.find_element(By.ID, "files").send_keys(os.path.join(AUDIO, "note.wav"))
         button = wait(driver, 120, EC.element_to_be_clickable((By.CSS_SELECTOR, "button[data-format='srt']")), "the transcript arrives")
         self.shot(driver, "transcribe")
+        segments = driver.find_elements(By.CSS_SELECTOR, "#jobs .segments li")
+        self.assertTrue(segments, "the transcript is shown as timed segments")
+        self.assertRegex(segments[0].text, r"^\d+:\d\d")
         button.click()
         target = os.path.join(DOWNLOADS, "note.srt")
         wait(driver, 30, lambda d: os.path.exists(target), "the SRT is downloaded")

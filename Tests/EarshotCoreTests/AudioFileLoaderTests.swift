@@ -41,6 +41,33 @@ final class AudioFileLoaderTests: XCTestCase {
         }
     }
 
+    /// Half a compressed file is refused as a truncated WAV is, not read in part without a word.
+    func testCompressedFilesCutInHalfAreRefusedAsTruncated() throws {
+        let tone = TestAudio.tone(frequency: 440, seconds: 6, rate: 16_000, amplitude: 0.3)
+        let wav = dir.appendingPathComponent("long.wav")
+        try TestAudio.wav16(tone, rate: 16_000).write(to: wav)
+        var files: [URL] = []
+        for ext in ["flac", "ogg"] {
+            let out = dir.appendingPathComponent("long.\(ext)")
+            _ = try TestAudio.run("sox", [wav.path, out.path])
+            files.append(out)
+        }
+        let mp3 = dir.appendingPathComponent("long.mp3")
+        _ = try TestAudio.run("ffmpeg", ["-v", "error", "-y", "-i", wav.path, "-c:a", "libmp3lame", mp3.path])
+        files.append(mp3)
+        for file in files {
+            XCTAssertEqual(try AudioFileLoader().load(path: file.path).duration, 6, accuracy: 0.1, "whole \(file.lastPathComponent)")
+            let cut = dir.appendingPathComponent("cut." + file.pathExtension)
+            let data = try Data(contentsOf: file)
+            try data.prefix(data.count / 2).write(to: cut)
+            // half an Ogg stream has no length left to compare with: libsndfile reads nothing from it
+            let expected = file.pathExtension == "ogg" ? ["truncated audio file", "contains no audio samples"] : ["truncated audio file"]
+            XCTAssertThrowsError(try AudioFileLoader().load(path: cut.path), file.lastPathComponent) { error in
+                XCTAssertTrue(expected.contains { error.localizedDescription.hasPrefix("\(cut.path): \($0)") }, error.localizedDescription)
+            }
+        }
+    }
+
     func testInMemoryDataLikeStandardInput() throws {
         let flac = dir.appendingPathComponent("tone.flac")
         try TestAudio.run("sox", [try sourceWAV().path, flac.path])

@@ -52,8 +52,23 @@ final class WAVDecoderTests: XCTestCase {
 
     func testStreamingSizeMeansReadToTheEnd() throws {
         let body = bytes([Int16(1000), Int16(-1000)])
-        let file = TestAudio.wavFile(format: 1, channels: 1, rate: 16000, bits: 16, body: body, declaredDataSize: 0xFFFF_FFFF)
-        XCTAssertEqual(try WAVDecoder().decode(file, path: "stream.wav").interleaved.count, 2)
+        // 0x7FFFF000 is what sox and arecord write to a pipe (`sox a.wav -t wav - | earshot transcribe -`)
+        for placeholder: UInt32 in [0xFFFF_FFFF, 0x7FFF_F000, 0] {
+            let file = TestAudio.wavFile(format: 1, channels: 1, rate: 16000, bits: 16, body: body, declaredDataSize: placeholder)
+            XCTAssertEqual(try WAVDecoder().decode(file, path: "stream.wav").interleaved.count, 2, "\(placeholder)")
+        }
+    }
+
+    /// What sox writes to a pipe when it cannot know the length (a placeholder size), read as the CLI reads stdin.
+    func testSoxWritingToAPipeIsRead() throws {
+        let dir = TestAudio.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let piped = dir.appendingPathComponent("piped.wav")
+        _ = try TestAudio.run("sh", ["-c", "sox -n -r 16000 -c 1 -t wav - synth 1 sine 440 | cat > '\(piped.path)'"])
+        let data = try Data(contentsOf: piped)
+        XCTAssertEqual(data[data.startIndex + 4..<data.startIndex + 8], Data([0x48, 0xF0, 0xFF, 0x7F]), "sox wrote its placeholder")
+        let audio = try AudioFileLoader().load(data: data, name: "<stdin>")
+        XCTAssertEqual(audio.duration, 1, accuracy: 0.01)
     }
 
     func testLyingHeaderIsRefusedWithTheSizes() {

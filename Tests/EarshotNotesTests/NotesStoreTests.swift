@@ -125,7 +125,14 @@ final class NotesStoreTests: XCTestCase {
         try TestAudio.wav16(TestAudio.tone(frequency: 300, seconds: 1, rate: 16_000), rate: 16_000).prefix(30).write(to: truncated)
         let empty = fixture.home.appendingPathComponent("empty.wav")
         try Data().write(to: empty)
-        for path in [text.path, truncated.path, empty.path, fixture.home.appendingPathComponent("missing.wav").path] {
+        // a float WAV whose header is fine and whose samples are NaN: decodes, but cannot be sound
+        let nan = fixture.home.appendingPathComponent("nan.wav")
+        var samples = TestAudio.tone(frequency: 300, seconds: 1, rate: 16_000)
+        samples[8_000] = .nan
+        var body = Data()
+        for s in samples { withUnsafeBytes(of: s.bitPattern.littleEndian) { body.append(contentsOf: $0) } }
+        try TestAudio.wavFile(format: 3, channels: 1, rate: 16_000, bits: 32, body: body).write(to: nan)
+        for path in [text.path, truncated.path, empty.path, nan.path, fixture.home.appendingPathComponent("missing.wav").path] {
             XCTAssertThrowsError(try store.add(path: path)) {
                 let message = $0.localizedDescription
                 XCTAssertTrue(message.hasPrefix(path + ": ") && message.hasSuffix("nothing was stored"), message)

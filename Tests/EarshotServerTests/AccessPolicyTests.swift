@@ -45,6 +45,13 @@ final class AccessPolicyTests: XCTestCase {
         XCTAssertEqual(first.headers["location"], "/")
         XCTAssertTrue(first.headers["set-cookie"]?.contains("HttpOnly; SameSite=Strict") == true)
         XCTAssertEqual(try anonymous.get("/?token=nope").status, 401)
+        // the redirect stays on this server: "//evil.com" would send the browser to another site
+        for path in ["//evil.com", "///evil.com/x"] {
+            let answer = try anonymous.get("\(path)?token=\(token)")
+            XCTAssertEqual(answer.status, 303, path)
+            let location = answer.headers["location"] ?? ""
+            XCTAssertTrue(location.hasPrefix("/") && !location.hasPrefix("//") && !location.hasPrefix("/\\"), "\(path) → \(location)")
+        }
     }
 
     func testListeningOffLoopbackNeedsAToken() throws {
@@ -71,6 +78,37 @@ final class AccessPolicyTests: XCTestCase {
         let left = FileManager.default.enumerator(atPath: scratch.path)?.compactMap { $0 as? String }
             .filter { !$0.hasPrefix("run-") || $0.split(separator: "/").count > 2 } ?? []
         XCTAssertEqual(left, [], "temporary files removed")
+    }
+
+    /// A declared length past the limit (even one past Int's range) is refused from the headers, and a chunked
+    /// body is cut off, the connection closed, the moment it passes the limit: an endless body is never read to
+    /// its end. Content-Length with chunked encoding is refused.
+    func testEndlessUploadsAreCutOff() throws {
+        let fixture = try ServerFixture(maxUpload: 100_000)
+        defer { fixture.stop() }
+        for length in ["18446744073709551615", "9223372036854775808", "100001"] {
+            let connection = try RawHTTPConnection(port: fixture.server.port)
+            connection.send("POST /api/notes HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\n"
+                            + "Content-Length: \(length)\r\n\r\n")
+            let answer = connection.read(seconds: 10)
+            XCTAssertTrue(answer.text.hasPrefix("HTTP/1.1 413"), "\(length): \(answer.text)")
+            XCTAssertTrue(answer.closed, "\(length): the connection is closed")
+        }
+        let endless = try RawHTTPConnection(port: fixture.server.port)
+        endless.send("POST /api/notes HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\n"
+                     + "Transfer-Encoding: chunked\r\n\r\n")
+        // libmicrohttpd cannot answer mid-body: past twice the limit the connection is closed under the sender
+        let chunk = String(repeating: "x", count: 16_384)
+        var sent = 0
+        while sent < 50_000_000 && endless.send("4000\r\n\(chunk)\r\n") { sent += chunk.count }
+        XCTAssertLessThan(sent, 5_000_000, "the server stopped reading an endless body")
+        XCTAssertTrue(endless.read(seconds: 10).closed)
+        let both = try RawHTTPConnection(port: fixture.server.port)
+        both.send("POST /api/notes HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+        let refused = both.read(seconds: 10)
+        XCTAssertTrue(refused.text.hasPrefix("HTTP/1.1 400"), refused.text)
+        XCTAssertTrue(refused.closed)
+        XCTAssertEqual(try fixture.client.get("/api/notes").jsonArray.count, 0)
     }
 
     func testNamesNeverBecomePaths() throws {

@@ -76,6 +76,9 @@ final class TrainingTests: XCTestCase {
             (damaged { $0.window.overlap = 1 }, "overlap 1.0"),
             (damaged { $0.frontEnd.fftSize = 0 }, "front-end settings are not those of the yamnet network"),
             (damaged { $0.frontEnd.melBands = 0 }, "front-end settings"),
+            // finite but overflowing: every weight 3e38 makes the first layer's sums infinite
+            (damaged { $0.head.layers[0].weights.values = $0.head.layers[0].weights.values.map { _ in 3e38 } }, "numbers overflow"),
+            (damaged { $0.head.scale = $0.head.scale.map { _ in 3e38 } }, "numbers overflow"),
         ]
         for (bad, message) in cases {
             try bad.save(to: path)
@@ -117,6 +120,23 @@ final class TrainingTests: XCTestCase {
         XCTAssertEqual(skipped.map { ($0.path as NSString).lastPathComponent }, ["broken.wav"])
         XCTAssertEqual(windows.compactMap { $0 }.count, 9)
         XCTAssertNoThrow(try t.fit(train: data, trainWindows: windows, validation: nil, validationWindows: nil))
+    }
+
+    /// A label folder whose every file is unreadable is refused by name, not trained into a class with no data.
+    func testALabelWithNoReadableAudioIsRefused() throws {
+        try SoundFixtures.makeDataset(in: dir, perLabel: 3)
+        let bad = dir.appendingPathComponent("bad")
+        try FileManager.default.createDirectory(at: bad, withIntermediateDirectories: true)
+        try Data().write(to: bad.appendingPathComponent("zero.wav"))
+        try Data("garbage".utf8).write(to: bad.appendingPathComponent("junk.wav"))
+        let t = try trainer()
+        for run in [{ _ = try t.train(folder: self.dir.path) }, { _ = try t.crossValidate(folder: self.dir.path, k: 2) }] {
+            XCTAssertThrowsError(try run()) { error in
+                let message = error.localizedDescription
+                XCTAssertTrue(message.hasPrefix(bad.path + ": no readable audio in label 'bad'"), message)
+                XCTAssertTrue(message.contains("zero.wav"), message)
+            }
+        }
     }
 
     func testEmbeddingCacheServesUnchangedFiles() throws {

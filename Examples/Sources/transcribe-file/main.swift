@@ -6,13 +6,17 @@ import EarshotSpeech
 let path = CommandLine.arguments.dropFirst().first ?? "meeting.wav"
 
 // One transcriber per process: every task that asks for the same configuration shares the loaded model.
-let transcriber = try Transcriber.shared(Transcriber.Configuration(model: .tinyEn))
+// words: every word with its time (beamSize: 5 and a prompt are there too when accuracy matters more).
+let transcriber = try Transcriber.shared(Transcriber.Configuration(model: .tinyEn, words: true))
 
 let transcript = try await transcriber.transcribe(file: path) { fraction in
     print("progress \(Int(fraction * 100))%")
 }
 for segment in transcript.segments {
     print("[\(segment.start) → \(segment.end)] \(segment.text)")
+}
+for word in transcript.words {
+    print("  \(String(format: "%6.2f–%6.2f", word.start, word.end))\(word.word)")
 }
 
 // Live: partial text while someone speaks, a final segment when they pause. A microphone works the same

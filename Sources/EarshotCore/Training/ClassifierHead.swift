@@ -107,6 +107,15 @@ extension ClassifierHead {
         }
         guard inputs == classes else { return "it gives \(inputs) outputs for \(classes) classes" }
         let finite = (mean + scale).allSatisfy(\.isFinite) && layers.allSatisfy { $0.weights.values.allSatisfy(\.isFinite) && $0.bias.allSatisfy(\.isFinite) }
-        return finite ? nil : "it holds numbers that are not finite (NaN or infinity)"
+        guard finite else { return "it holds numbers that are not finite (NaN or infinity)" }
+        // finite numbers can still overflow (3e38 × 3e38): run the head on probe inputs — the mean itself and
+        // inputs three standard deviations off it — and check every activation stays finite
+        let deviation = scale.map { $0 > 0 ? 3 / $0 : 0 }
+        let probes = [mean, zip(mean, deviation).map(+), zip(mean, deviation).map(-), mean.indices.map { Float(($0 % 7) - 3) }]
+        let input = Matrix(rows: probes.count, columns: expected, values: probes.flatMap { $0 })
+        guard forward(input).allSatisfy({ $0.values.allSatisfy(\.isFinite) }) else {
+            return "its numbers overflow: a probe input gives activations that are not finite"
+        }
+        return nil
     }
 }

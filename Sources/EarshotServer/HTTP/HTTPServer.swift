@@ -89,7 +89,14 @@ public final class HTTPServer: @unchecked Sendable {
         if size.pointee > 0 {
             exchange.received += size.pointee
             if exchange.received > limits.maxUpload {
+                // Past the limit the rest is discarded, and the 413 goes out when the body ends. libmicrohttpd
+                // cannot answer in the middle of a body, so a body that goes on past twice the limit (at most
+                // 64 MB more) is cut off by closing the connection: one that never ends is not read forever.
                 if exchange.sink.failure == nil { exchange.sink.failure = tooLarge() }
+                if exchange.received > limits.maxUpload + min(limits.maxUpload, 64 << 20) {
+                    size.pointee = 0
+                    return MHD_Result.NO
+                }
             } else if let upload {
                 exchange.consume(UnsafeRawBufferPointer(start: upload, count: size.pointee))
             }
@@ -112,9 +119,23 @@ public final class HTTPServer: @unchecked Sendable {
         HTTPError(413, "the upload is larger than the server's limit of \(limits.maxUpload) bytes (earshot serve --max-upload)")
     }
 
+    /// A body refused from its headers alone: declared larger than the limit (any length of digits: one past
+    /// Int's range is still a length), or framed twice (Content-Length with chunked encoding, which a proxy in
+    /// front may read differently: request smuggling). Either way the connection is closed after the answer.
     private func sizeRefusal(_ head: RequestHead) -> HTTPResponse? {
-        guard let length = head.header("content-length").flatMap(Int.init), length > limits.maxUpload else { return nil }
-        return tooLarge().response
+        guard let declared = head.header("content-length")?.trimmingCharacters(in: .whitespaces) else { return nil }
+        if head.header("transfer-encoding")?.lowercased().contains("chunked") == true {
+            return closing(.error(400, "the request gives both Content-Length and chunked Transfer-Encoding; send one"))
+        }
+        guard !declared.isEmpty, declared.allSatisfy(\.isASCII), declared.allSatisfy(\.isNumber) else { return nil }
+        let length = Int(declared) ?? .max
+        return length > limits.maxUpload ? closing(tooLarge().response) : nil
+    }
+
+    private func closing(_ response: HTTPResponse) -> HTTPResponse {
+        var closed = response
+        closed.headers.append(("Connection", "close"))
+        return closed
     }
 
     private func wait(for request: HTTPRequest) -> HTTPResponse {

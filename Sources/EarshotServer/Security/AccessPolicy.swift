@@ -34,7 +34,8 @@ public struct AccessPolicy: Sendable {
                 guard Self.same(offered, token) else { return .error(401, "wrong token") }
                 // remember the token in the browser and drop it from the address bar
                 return HTTPResponse(status: 303, headers: [
-                    ("Set-Cookie", "\(Self.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict"), ("Location", head.path)])
+                    ("Set-Cookie", "\(Self.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict"),
+                    ("Location", Self.localPath(head.path))])
             }
             let bearer = head.header("authorization").flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
             guard let offered = bearer ?? head.cookies[Self.cookieName], Self.same(offered, token) else {
@@ -51,6 +52,12 @@ public struct AccessPolicy: Sendable {
             }
         }
         return nil
+    }
+
+    /// `path` as a path on this server: "//evil.com" (or "/\\evil.com") would be another site to a browser
+    /// following the redirect, so leading slashes and backslashes collapse to one slash.
+    static func localPath(_ path: String) -> String {
+        "/" + path.drop { $0 == "/" || $0 == "\\" }
     }
 
     /// Compares in time independent of where the strings differ.

@@ -100,6 +100,7 @@ extension SoundClassifierTrainer {
         }
         let trained = embeddings(of: train) { progress?(SoundTrainingProgress(step: .embeddingTraining, done: $0, total: $1)) }
         let held = embeddings(of: validation) { progress?(SoundTrainingProgress(step: .embeddingValidation, done: $0, total: $1)) }
+        try Self.requireReadableAudio(in: train, trained.windows, skipped: trained.skipped + held.skipped)
         let model = try fit(train: train, trainWindows: trained.windows, validation: validation,
                             validationWindows: held.windows, onEpoch: onEpoch)
         return SoundTrainingResult(model: model, validation: Self.report(model, validation, held.windows),
@@ -127,10 +128,28 @@ extension SoundClassifierTrainer {
         let started = Date()
         let data = try SoundDataset.scan(folder, meta: meta)
         let embedded = embeddings(of: data) { progress?(SoundTrainingProgress(step: .embedding, done: $0, total: $1)) }
+        try Self.requireReadableAudio(in: data, embedded.windows, skipped: embedded.skipped)
         let embeddingSeconds = Date().timeIntervalSince(started)
         let result = try crossValidate(data, windows: embedded.windows, folds: data.folds(k: k), onFold: onFold)
         return SoundCrossValidation(features: embedder.features, labels: data.labels, folds: result.folds, mean: result.mean,
                                     std: result.std, report: result.report, skipped: embedded.skipped,
                                     seconds: Date().timeIntervalSince(started), embeddingSeconds: embeddingSeconds)
+    }
+}
+
+extension SoundClassifierTrainer {
+    /// A label whose files were all skipped would become a class the model never saw: refused, naming the
+    /// folder and why its files could not be read.
+    static func requireReadableAudio(in data: SoundDataset, _ windows: [[SoundWindow]?], skipped: [Skipped]) throws {
+        for (index, label) in data.labels.enumerated() {
+            let files = data.items.indices.filter { data.items[$0].label == index }
+            guard !files.isEmpty, files.allSatisfy({ windows[$0] == nil }) else { continue }
+            let paths = Set(files.map { data.items[$0].path })
+            let reasons = skipped.filter { paths.contains($0.path) }.prefix(3)
+                .map { "\(($0.path as NSString).lastPathComponent): \($0.reason)" }.joined(separator: "; ")
+            throw SoundError.badDataset(path: (data.root as NSString).appendingPathComponent(label),
+                                        problem: "no readable audio in label '\(label)' (\(files.count) file\(files.count == 1 ? "" : "s") "
+                                            + "skipped: \(reasons)); fix or remove the folder")
+        }
     }
 }

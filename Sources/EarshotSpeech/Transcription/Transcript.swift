@@ -54,6 +54,8 @@ public struct Transcript: Sendable, Codable, Equatable {
     public var segments: [TranscriptSegment]
     /// The language Whisper wrote in (detected when asked for "auto").
     public var language: String?
+    /// How sure the detection was (0–1), when the language was detected.
+    public var languageProbability: Double?
 
     public init(source: String, model: String, duration: Double, segments: [TranscriptSegment], language: String? = nil) {
         self.source = source

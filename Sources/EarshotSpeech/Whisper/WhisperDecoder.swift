@@ -37,8 +37,19 @@ final class WhisperDecoder: @unchecked Sendable {
 
     /// Decodes up to 30 s of 16 kHz audio.
     func decode(_ samples: ArraySlice<Float>, as decoding: SpeechRecognizer.Decoding) throws -> Window {
+        let window = try decode(samples, as: decoding, padding: Self.paddingSamples(timestamps: decoding.timestamps))
+        // A short live piece sometimes comes back said twice ("A small boat drifted… A small boat drifted…"),
+        // which two copies do not make compressible enough for the ratio test: read it again with 10 s of
+        // silence after it, as sherpa-onnx's default was.
+        guard !decoding.timestamps, RepetitionCheck.looksLikeALoop(window.segments.map(\.text).joined(separator: " ")) else {
+            return window
+        }
+        return try decode(samples, as: decoding, padding: 10 * WhisperFeatures.sampleRate)
+    }
+
+    private func decode(_ samples: ArraySlice<Float>, as decoding: SpeechRecognizer.Decoding, padding: Int) throws -> Window {
         let seconds = Double(samples.count) / Double(WhisperFeatures.sampleRate)
-        let (mel, frames) = features.compute(samples, paddingSamples: Self.paddingSamples(timestamps: decoding.timestamps))
+        let (mel, frames) = features.compute(samples, paddingSamples: padding)
         guard frames > 0, !samples.isEmpty else { return Window(segments: [], language: decoding.language) }
         let names = encoder.outputNames  // cross_k_i and cross_v_i for every decoder layer
         let cross = try encoder.run(values: ["mel": try TensorValue(shape: [1, spec.n_mels, frames], floats: mel)], outputs: names)
@@ -63,10 +74,19 @@ final class WhisperDecoder: @unchecked Sendable {
             return Window(segments: [], language: language, languageProbability: languageProbability)  // silence
         }
         var segments = segments(of: attempt, windowSeconds: seconds)
-        if decoding.words && !segments.isEmpty {
+        // Word times also time the segments: Whisper's timestamp tokens give a segment the pause before it
+        // (its start is the previous segment's end), while the words are placed on the sound. So windows with
+        // timestamps are always aligned, and the words dropped afterwards when they were not asked for.
+        if (decoding.words || decoding.timestamps) && !segments.isEmpty {
             let aligner = WordAligner(spec: spec, tokenizer: tokenizer, language: language)
-            try aligner.addWords(to: &segments, audio: samples, startSequence: start, frames: frames) { tokens in
+            try aligner.addWords(to: &segments, audio: samples, onsets: AudioOnsets(samples), startSequence: start) { tokens in
                 try self.alignmentPass(tokens, context: context)
+            }
+            for i in segments.indices {
+                if let first = segments[i].words?.first, let last = segments[i].words?.last {
+                    (segments[i].start, segments[i].end) = (first.start, max(last.end, first.start))
+                }
+                if !decoding.words { segments[i].words = nil }
             }
         }
         return Window(segments: segments, language: language, languageProbability: languageProbability)

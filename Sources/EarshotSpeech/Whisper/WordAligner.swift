@@ -21,9 +21,9 @@ struct WordAligner {
 
     typealias Pass = ([Int]) throws -> (logits: TensorValue, crossAttention: TensorValue)
 
-    /// Fills `segments[].words` (times from the window's start). `frames` counts the mel frames given to the
-    /// encoder, `audio` the window's samples.
-    func addWords(to segments: inout [TranscriptSegment], audio: ArraySlice<Float>, startSequence: [Int], frames: Int,
+    /// Fills `segments[].words` (times from the window's start); `audio` is the window's samples, `onsets` where
+    /// sound starts and stops in them.
+    func addWords(to segments: inout [TranscriptSegment], audio: ArraySlice<Float>, onsets: AudioOnsets, startSequence: [Int],
                   pass: Pass) throws {
         let text = segments.flatMap { $0.tokens ?? [] }
         guard !text.isEmpty else { return }
@@ -53,7 +53,7 @@ struct WordAligner {
             boundary = end
         }
         let merged = mergePunctuation(Array(zip(timed, words.prefix(timed.count))))
-        let refined = AudioOnsets(audio).refine(merged.map(\.0))
+        let refined = onsets.refine(merged.map(\.0))
         // each segment takes the words whose first token is among its tokens
         var first = 0
         var cursor = 0

@@ -28,6 +28,7 @@ final class SndFileStream: BlockDecoder {
             throw AudioError.unsupported(path: displayName, detail: "\(info.channels) channels at \(info.samplerate) Hz")
         }
         self.file = file
+        self.displayName = displayName
         channels = Int(info.channels)
         sampleRate = Int(info.samplerate)
         // formats without a length in their header report SF_COUNT_MAX
@@ -40,6 +41,24 @@ final class SndFileStream: BlockDecoder {
         var block = [Float](repeating: 0, count: frames * channels)
         let read = block.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, sf_count_t(frames)) }
         block.removeSubrange((max(0, Int(read)) * channels)...)
+        decoded += max(0, Int(read))
+        if read < frames { try checkComplete() }
         return block
+    }
+
+    /// Frames decoded so far.
+    private var decoded = 0
+    private let displayName: String
+
+    /// At the end of the stream: a compressed file that stops well short of the length its header gives (FLAC's
+    /// STREAMINFO, Ogg's last granule, MP3's frame count) was cut off, and is refused as a truncated WAV is,
+    /// rather than transcribed in part without a word. MP3 lengths are estimates: half a second or 2% may go.
+    private func checkComplete() throws {
+        guard let expected = frameCount else { return }
+        let missing = expected - decoded
+        guard missing > max(sampleRate / 2, expected / 50) else { return }
+        func seconds(_ frames: Int) -> String { String(format: "%.1f s", Double(frames) / Double(sampleRate)) }
+        throw AudioError.truncated(path: displayName, detail: "the header promises \(seconds(expected)) of audio, "
+                                   + "only \(seconds(decoded)) could be decoded")
     }
 }

@@ -41,7 +41,9 @@ public struct WAVDecoder: Sendable {
                     throw AudioError.unsupported(path: path, detail: "data chunk before fmt chunk")
                 }
                 let available = input.remaining
-                let streamed = size == 0xFFFF_FFFF || (size == 0 && available != 0)
+                // the sizes streaming writers put before they know the length: sox and arecord write 0x7FFFF000
+                // to a pipe, others 0xFFFFFFFF or 0; those are read to the end of the input
+                let streamed = size == 0xFFFF_FFFF || size == 0x7FFF_F000 || (size == 0 && available != 0)
                 if !streamed, let available, size > available {
                     throw AudioError.truncated(
                         path: path, detail: "header promises \(size) bytes of audio, file holds \(available)")

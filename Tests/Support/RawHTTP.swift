@@ -1,0 +1,43 @@
+import Foundation
+
+/// A TCP client that writes exactly the bytes given, for requests curl will not send (lying lengths, bodies
+/// that never end). Reads what the server answers until it closes the connection or `seconds` pass.
+public final class RawHTTPConnection {
+    private let socket: Int32
+
+    public init(port: Int) throws {
+        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard socket >= 0, connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+    }
+
+    deinit { close(socket) }
+
+    /// Writes `text`; false once the server has closed its side (the write fails).
+    @discardableResult
+    public func send(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
+    }
+
+    /// What arrives within `seconds`, and whether the server closed the connection.
+    public func read(seconds: Double) -> (text: String, closed: Bool) {
+        var received = Data()
+        let deadline = Date().addingTimeInterval(seconds)
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while Date() < deadline {
+            var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, Int32(max(1, deadline.timeIntervalSinceNow * 1000))) > 0 else { continue }
+            let n = recv(socket, &buffer, buffer.count, 0)
+            if n <= 0 { return (String(decoding: received, as: UTF8.self), true) }
+            received.append(contentsOf: buffer[0..<n])
+        }
+        return (String(decoding: received, as: UTF8.self), false)
+    }
+}
