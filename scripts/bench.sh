@@ -34,6 +34,8 @@ status=0
 python3 "$ROOT/bench/llm.py" || status=1
 python3 "$ROOT/bench/server.py" || status=1
 "$VENV/bin/python" "$ROOT/bench/transcription.py" "$@" || status=1
+# word times against known boundaries (espeak-ng words joined with known pauses) and faster-whisper's word_timestamps
+"$VENV/bin/python" "$ROOT/bench/word_timing.py" || status=1
 # two hours of 44.1 kHz stereo through each system once (about 14 minutes): peak memory and time
 "$VENV/bin/python" "$ROOT/bench/long_recording.py" || status=1
 exit $status

@@ -35,9 +35,15 @@ final class ConcurrentUseTests: XCTestCase {
             return results
         }
         XCTAssertEqual(together, alone)
+        // each task got its own sentence (a mix-up would be far off), and tiny.en reads espeak-ng well overall
+        // (it hears "Fresh bread from the bakery" as "Fresh red from the make-a-re", so not every sentence is close)
+        var errors = 0, words = 0
         for (text, sentence) in zip(together, Sentences.all) {
-            XCTAssertLessThanOrEqual(WordErrorRate.rate(reference: sentence, hypothesis: text), 0.3, text)
+            XCTAssertLessThanOrEqual(WordErrorRate.rate(reference: sentence, hypothesis: text), 0.6, text)
+            let counts = WordErrorRate.counts(reference: sentence, hypothesis: text)
+            (errors, words) = (errors + counts.errors, words + counts.words)
         }
+        XCTAssertLessThanOrEqual(Double(errors) / Double(words), 0.2)
     }
 
     func testEightTasksClassifyWithOneClassifier() async throws {
