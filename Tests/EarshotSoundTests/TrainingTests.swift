@@ -139,6 +139,16 @@ final class TrainingTests: XCTestCase {
         }
     }
 
+    /// A folder named like audio ("x.wav") is skipped with its path and why, like every other skipped file.
+    func testASkippedFolderNamedLikeAudioIsNamed() throws {
+        try SoundFixtures.makeDataset(in: dir, perLabel: 3)
+        let folder = dir.appendingPathComponent("tone/x.wav")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let data = try SoundDataset.scan(dir.path)
+        let skipped = try trainer().embeddings(of: data).skipped
+        XCTAssertTrue(skipped.contains { $0.reason == "\(folder.path): cannot read file (is a directory)" }, "\(skipped)")
+    }
+
     func testEmbeddingCacheServesUnchangedFiles() throws {
         try SoundFixtures.makeDataset(in: dir, perLabel: 1)
         let t = try trainer()

@@ -60,7 +60,13 @@ public struct SoundClassifierTrainer: Sendable {
     }
 
     private func embedding(of path: String) -> Result<[SoundWindow], Skipped> {
-        guard let data = FileManager.default.contents(atPath: path) else { return .failure(Skipped(path: path, reason: "cannot read file")) }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            // every reason names its file (the loader's errors start with the path too)
+            var isDirectory: ObjCBool = false
+            let why = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+                ? (isDirectory.boolValue ? " (is a directory)" : " (permission denied or unreadable)") : " (no such file)"
+            return .failure(Skipped(path: path, reason: "\(path): cannot read file" + why))
+        }
         let key = cache.key(contentHash: SHA256.hex(data), window: window, modelHash: embedder.modelHash)
         if let cached = cache.load(key) { return .success(cached) }
         do {
