@@ -125,7 +125,8 @@ public actor Transcriber {
                 if language == nil && !window.segments.isEmpty {
                     (language, languageProbability) = (window.language, window.languageProbability)
                 }
-                segments += window.segments.map { Self.place($0, in: item.piece, rate: rate) }
+                // window times (never past the window's audio) to the recording's
+                segments += window.segments.map { $0.shifted(by: Double(item.piece.read.start) / rate) }
             }
         }
         while let block = try next() {
@@ -137,16 +138,6 @@ public actor Transcriber {
                                     segments: segments, language: language ?? decoding.language)
         transcript.languageProbability = languageProbability
         return transcript
-    }
-
-    /// A window's segment in the recording's time (its times come from its words, placed on the sound), kept
-    /// inside the audio the window read.
-    static func place(_ segment: TranscriptSegment, in piece: SpeechSegmenter.Piece, rate: Double) -> TranscriptSegment {
-        var placed = segment.shifted(by: Double(piece.read.start) / rate)
-        let (first, last) = (Double(piece.read.start) / rate, Double(piece.read.end) / rate)
-        placed.start = min(max(placed.start, first), last)
-        placed.end = max(min(placed.end, last), placed.start)
-        return placed
     }
 
     /// Live transcription of `source`: partial text about once a second while someone speaks, and a final

@@ -29,7 +29,7 @@ final class SharedWhisperTests: XCTestCase {
         let shared = try SpeechRecognizer.shared(model: .base)
         for decoding in [SpeechRecognizer.Decoding(language: "de"), .init(language: "de", task: .translate), .init(language: "auto"),
                          .init(language: "en")] {
-            let switched = shared.recognize(samples[...], as: decoding)
+            let switched = try shared.recognize(samples[...], as: decoding)
             let fresh = try SpeechRecognizer(model: .base, language: decoding.language, task: decoding.task).recognize(samples[...])
             XCTAssertEqual(switched, fresh, "\(decoding)")
             print("\(decoding.language) \(decoding.task.rawValue): \(switched)")

@@ -80,7 +80,7 @@ public final class HTTPServer: @unchecked Sendable {
                                    cookies: values(connection, .COOKIE_KIND, lowercased: false))
             let exchange = Exchange(head: head, sink: UploadSink(folder: uploads, maxField: limits.maxField))
             state.pointee = Unmanaged.passRetained(exchange).toOpaque()
-            if let refusal = gate(head) ?? sizeRefusal(head) { return answer(exchange, refusal, on: connection) }
+            if let refusal = gate(head) ?? bodyRefusal(head) { return answer(exchange, refusal, on: connection) }
             exchange.openBody(connection)
             return MHD_Result.YES
         }
@@ -122,7 +122,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// A body refused from its headers alone: declared larger than the limit (any length of digits: one past
     /// Int's range is still a length), or framed twice (Content-Length with chunked encoding, which a proxy in
     /// front may read differently: request smuggling). Either way the connection is closed after the answer.
-    private func sizeRefusal(_ head: RequestHead) -> HTTPResponse? {
+    private func bodyRefusal(_ head: RequestHead) -> HTTPResponse? {
         guard let declared = head.header("content-length")?.trimmingCharacters(in: .whitespaces) else { return nil }
         if head.header("transfer-encoding")?.lowercased().contains("chunked") == true {
             return closing(.error(400, "the request gives both Content-Length and chunked Transfer-Encoding; send one"))

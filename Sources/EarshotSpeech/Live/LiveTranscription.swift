@@ -71,14 +71,14 @@ public struct LiveTranscription {
         var nextPartial = 0
         detector.reset()
 
-        func finish(_ regions: [SpeechRegion]) {
+        func finish(_ regions: [SpeechRegion]) throws {
             for heard in regions {
                 speechStart = nil
                 guard let region = SpeechSegmenter.trimQuiet(heard, audio: history.samples(from: heard.start, to: heard.end),
                                                              sampleRate: rate) else { continue }
                 let range = segmenter.readRange(of: region, sampleRate: rate, totalSamples: history.end)
                 let read = history.samples(from: range.start, to: range.end)
-                let text = recognizer.recognize(read, as: decoding)
+                let text = try recognizer.recognize(read, as: decoding)
                 let delay = Date().timeIntervalSince(history.arrival(of: region.end - 1))
                 if !text.isEmpty {
                     emit(.final(segment: TranscriptSegment(start: Double(region.start) / Double(rate),
@@ -91,7 +91,7 @@ public struct LiveTranscription {
         for try await chunk in source.chunks(sampleRate: rate) {
             if Task.isCancelled { break }
             history.append(chunk)
-            finish(detector.accept(chunk[...]))
+            try finish(detector.accept(chunk[...]))
             guard detector.isSpeaking else { continue }
             let now = history.end
             if speechStart == nil {
@@ -99,13 +99,13 @@ public struct LiveTranscription {
                 nextPartial = now + Int(settings.partialInterval * Double(rate)) / 2
             }
             if now >= nextPartial, let start = speechStart {
-                let text = recognizer.recognize(history.samples(from: start, to: now), as: decoding)
+                let text = try recognizer.recognize(history.samples(from: start, to: now), as: decoding)
                 if !text.isEmpty {
                     emit(.partial(text: text, start: Double(start) / Double(rate), end: Double(now) / Double(rate)))
                 }
                 nextPartial = history.end + Int(settings.partialInterval * Double(rate))
             }
         }
-        finish(detector.flush())
+        try finish(detector.flush())
     }
 }

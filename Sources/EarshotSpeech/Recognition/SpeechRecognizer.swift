@@ -121,44 +121,23 @@ public final class SpeechRecognizer: @unchecked Sendable {
     }
 
     /// Transcribes up to 30 s of 16 kHz mono audio, in the language and task given at load.
-    public func recognize(_ samples: ArraySlice<Float>) -> String {
-        recognize(samples, as: defaultDecoding)
+    public func recognize(_ samples: ArraySlice<Float>) throws -> String {
+        try recognize(samples, as: defaultDecoding)
     }
 
     /// The text of up to 30 s of 16 kHz mono audio decoded as `decoding` (checked with `check` beforehand).
-    public func recognize(_ samples: ArraySlice<Float>, as decoding: Decoding) -> String {
-        ((try? transcribe(window: samples, as: decoding))?.segments ?? []).map(\.text).joined(separator: " ")
+    /// A failure of the runtime is thrown, not turned into silence.
+    public func recognize(_ samples: ArraySlice<Float>, as decoding: Decoding) throws -> String {
+        try transcribe(window: samples, as: decoding).segments.map(\.text).joined(separator: " ")
     }
 
     /// Timed segments of up to 30 s of 16 kHz mono audio (times from the window's start).
-    ///
-    /// Whisper sometimes ends a window early, after a segment that closes well before the audio does (a
-    /// sentence 22–26 s into a 27 s window came back empty). As openai-whisper's own loop does, the rest of the
-    /// window, from the last segment's end, is then read again, until what remains holds no sound.
     public func transcribe(window samples: ArraySlice<Float>, as decoding: Decoding) throws -> WindowResult {
         lock.lock()
         defer { lock.unlock() }
-        let window = samples.suffix(Int(Self.maxSeconds) * Self.sampleRate)
-        var result = try decoder.decode(window, as: decoding)
-        var read = 0  // samples of the window read up to the last segment's end
-        if decoding.timestamps {
-            let onsets = AudioOnsets(window)
-            while let last = result.segments.last {
-                let seconds = max(last.end, last.words?.last?.end ?? 0)
-                let end = Int(seconds * Double(Self.sampleRate))
-                guard end > read + Self.sampleRate / 2, end < window.count,
-                      onsets.loudSeconds(after: seconds) >= Self.unreadSpeech else { break }
-                let more = try decoder.decode(window.dropFirst(end), as: decoding)
-                guard !more.segments.isEmpty else { break }
-                result.segments += more.segments.map { $0.shifted(by: Double(end) / Double(Self.sampleRate)) }
-                read = end
-            }
-        }
+        let result = try decoder.decode(samples.suffix(Int(Self.maxSeconds) * Self.sampleRate), as: decoding)
         return WindowResult(segments: result.segments, language: result.language, languageProbability: result.languageProbability)
     }
-
-    /// Sound left after a window's last segment that is read again (less is a breath or a click).
-    static let unreadSpeech = 0.3
 
     public static var defaultThreadCount: Int { min(4, ProcessInfo.processInfo.activeProcessorCount) }
 }

@@ -21,14 +21,15 @@ struct LogitRules {
             : spec.timestamp_begin - 1
     }
 
-    /// Applies the rules to `logits` (one row of the vocabulary) for a hypothesis that wrote `generated`.
-    func apply(_ logits: inout [Float], generated: [Int]) {
+    /// Applies the rules to `logits` (one row of the vocabulary) for a hypothesis that wrote `generated`; returns
+    /// the row's log-probabilities after them (the search needs both, and the softmax is the costly part).
+    func apply(_ logits: inout [Float], generated: [Int]) -> [Float] {
         let ts = spec.timestamp_begin, eot = spec.eot
         let none = -Float.infinity
         if generated.isEmpty { for t in spec.suppress_tokens_at_start where t < logits.count { logits[t] = none } }
         for t in suppressed where t < logits.count { logits[t] = none }
         if lastTimestamp + 1 < logits.count { for t in (lastTimestamp + 1)..<logits.count { logits[t] = none } }
-        guard timestamps else { return }
+        guard timestamps else { return Self.logSoftmax(logits) }
         let lastWasTimestamp = (generated.last ?? 0) >= ts
         let penultimateWasTimestamp = generated.count < 2 || generated[generated.count - 2] >= ts
         if lastWasTimestamp {
@@ -52,7 +53,9 @@ struct LogitRules {
         let logprobs = Self.logSoftmax(logits)
         var best = -Float.infinity
         for t in 0..<ts { best = max(best, logprobs[t]) }
-        if Self.logSumExp(logprobs[ts...]) > best { for t in 0..<ts { logits[t] = none } }
+        guard Self.logSumExp(logprobs[ts...]) > best else { return logprobs }
+        for t in 0..<ts { logits[t] = none }
+        return Self.logSoftmax(logits)
     }
 
     static func logSoftmax(_ logits: [Float]) -> [Float] {

@@ -37,15 +37,34 @@ final class WhisperDecoder: @unchecked Sendable {
 
     /// Decodes up to 30 s of 16 kHz audio.
     func decode(_ samples: ArraySlice<Float>, as decoding: SpeechRecognizer.Decoding) throws -> Window {
-        let window = try decode(samples, as: decoding, padding: Self.paddingSamples(timestamps: decoding.timestamps))
-        // A short live piece sometimes comes back said twice ("A small boat drifted… A small boat drifted…"),
-        // which two copies do not make compressible enough for the ratio test: read it again with 10 s of
-        // silence after it, as sherpa-onnx's default was.
-        guard !decoding.timestamps, RepetitionCheck.looksLikeALoop(window.segments.map(\.text).joined(separator: " ")) else {
-            return window
+        var window = try decode(samples, as: decoding, padding: Self.paddingSamples(timestamps: decoding.timestamps))
+        guard decoding.timestamps else {
+            // A short live piece sometimes comes back said twice ("A small boat drifted… A small boat drifted…"),
+            // which two copies do not make compressible enough for the ratio test: read it again with 10 s of
+            // silence after it, as sherpa-onnx's default was.
+            guard RepetitionCheck.looksLikeALoop(window.segments.map(\.text).joined(separator: " ")) else { return window }
+            return try decode(samples, as: decoding, padding: 10 * WhisperFeatures.sampleRate)
         }
-        return try decode(samples, as: decoding, padding: 10 * WhisperFeatures.sampleRate)
+        // Whisper sometimes ends a window early, after a segment that closes well before the audio does (a
+        // sentence 22–26 s into a 27 s window came back empty). As openai-whisper's own loop does, the rest of
+        // the window, from the last segment's end, is then read again, until what remains holds no sound.
+        var onsets: AudioOnsets?
+        var read = 0  // samples of the window read up to the last segment's end
+        while let last = window.segments.last {
+            let end = Int(last.end * Double(WhisperFeatures.sampleRate))
+            guard end > read + WhisperFeatures.sampleRate / 2, end < samples.count else { break }
+            onsets = onsets ?? AudioOnsets(samples)
+            guard onsets!.loudSeconds(after: last.end) >= Self.unreadSpeech else { break }
+            let more = try decode(samples.dropFirst(end), as: decoding, padding: Self.paddingSamples(timestamps: true))
+            guard !more.segments.isEmpty else { break }
+            window.segments += more.segments.map { $0.shifted(by: Double(end) / Double(WhisperFeatures.sampleRate)) }
+            read = end
+        }
+        return window
     }
+
+    /// Sound left after a window's last segment that is read again (less is a breath or a click).
+    static let unreadSpeech = 0.3
 
     private func decode(_ samples: ArraySlice<Float>, as decoding: SpeechRecognizer.Decoding, padding: Int) throws -> Window {
         let seconds = Double(samples.count) / Double(WhisperFeatures.sampleRate)
@@ -103,7 +122,6 @@ final class WhisperDecoder: @unchecked Sendable {
     /// A finished decoding at one temperature.
     struct Attempt {
         var tokens: [Int]  // generated, without the final end token
-        var sumLogProbability: Double
         var averageLogProbability: Double
         var noSpeechProbability: Double
         var compressionRatio: Double
@@ -112,7 +130,7 @@ final class WhisperDecoder: @unchecked Sendable {
 
     private func decodeWithFallback(prefix: [Int], context: Context, decoding: SpeechRecognizer.Decoding) throws -> Attempt {
         var attempts: [Attempt] = []
-        for temperature in decoding.temperatures {
+        for temperature in decoding.temperatures.isEmpty ? [0] : decoding.temperatures {
             let attempt = temperature == 0 && decoding.beamSize > 1
                 ? try beamSearch(prefix: prefix, context: context, size: decoding.beamSize)
                 : try sample(prefix: prefix, context: context, rows: temperature == 0 ? 1 : max(1, decoding.bestOf),
@@ -158,7 +176,7 @@ final class WhisperDecoder: @unchecked Sendable {
     /// `rows` independent hypotheses (greedy when `temperature` is 0 and `rows` 1), the best by average
     /// log-probability. Sampling is seeded, so the same audio gives the same text.
     private func sample(prefix: [Int], context: Context, rows: Int, temperature: Double) throws -> Attempt {
-        var generator = SeededGenerator(seed: 0x5EED + UInt64(temperature * 1000))
+        var generator = SplitMix64(seed: 0x5EED + UInt64(temperature * 1000))  // the same audio, the same text
         var out = try step([prefix], beams: [0], caches: nil, context: context)
         let noSpeech = noSpeechProbability(out[0], prefix: prefix)
         var generated = [[Int]](repeating: [], count: rows)
@@ -171,8 +189,7 @@ final class WhisperDecoder: @unchecked Sendable {
             for r in 0..<rows {
                 if done[r] { next.append(spec.eot); continue }
                 var row = logits(out[0], row: beams[r], position: position)
-                context.rules.apply(&row, generated: generated[r])
-                let logprobs = LogitRules.logSoftmax(row)
+                let logprobs = context.rules.apply(&row, generated: generated[r])
                 let token = temperature == 0 ? argmax(row) : draw(row, temperature: temperature, using: &generator)
                 sums[r] += Double(logprobs[token])
                 if token == spec.eot || generated[r].count + 1 >= maxTokens || prefix.count + generated[r].count + 1 >= spec.n_text_ctx {
@@ -205,8 +222,7 @@ final class WhisperDecoder: @unchecked Sendable {
             var candidates: [Hypothesis] = []
             for hypothesis in live {
                 var row = logits(out[0], row: hypothesis.row, position: position)
-                context.rules.apply(&row, generated: hypothesis.tokens)
-                let logprobs = LogitRules.logSoftmax(row)
+                let logprobs = context.rules.apply(&row, generated: hypothesis.tokens)
                 for token in topIndices(logprobs, count: size + 1) where logprobs[token].isFinite {
                     candidates.append(Hypothesis(tokens: hypothesis.tokens + [token], sum: hypothesis.sum + Double(logprobs[token]),
                                                  row: hypothesis.row))
@@ -238,7 +254,7 @@ final class WhisperDecoder: @unchecked Sendable {
 
     private func attempt(_ tokens: [Int], sum: Double, noSpeech: Double, temperature: Double) -> Attempt {
         let text = tokenizer.text(of: tokens, below: spec.eot)
-        return Attempt(tokens: tokens, sumLogProbability: sum, averageLogProbability: sum / Double(tokens.count + 1),
+        return Attempt(tokens: tokens, averageLogProbability: sum / Double(tokens.count + 1),
                        noSpeechProbability: noSpeech, compressionRatio: CompressionRatio.of(text), temperature: temperature)
     }
 
@@ -313,7 +329,7 @@ private func topIndices(_ values: [Float], count: Int) -> [Int] {
     return top
 }
 
-private func draw(_ logits: [Float], temperature: Double, using generator: inout SeededGenerator) -> Int {
+private func draw(_ logits: [Float], temperature: Double, using generator: inout SplitMix64) -> Int {
     let scaled = logits.map { $0 / Float(temperature) }
     let probabilities = LogitRules.logSoftmax(scaled).map { Double(exp($0)) }
     var threshold = Double.random(in: 0..<1, using: &generator)
@@ -322,17 +338,4 @@ private func draw(_ logits: [Float], temperature: Double, using generator: inout
         if threshold < 0 { return i }
     }
     return argmax(logits)
-}
-
-/// splitmix64: a fixed sequence, so sampled decodings repeat.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

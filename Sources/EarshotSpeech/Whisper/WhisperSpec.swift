@@ -30,7 +30,6 @@ struct WhisperSpec: Decodable, Sendable {
     }
 
     func languageToken(_ code: String) -> Int? { languages.first { $0.code == code }?.token }
-    func languageCode(_ token: Int) -> String? { languages.first { $0.token == token }?.code }
 
     /// The tokens that start every transcript: start, then language and task on multilingual models.
     func startSequence(language: String, task: WhisperTask) -> [Int] {
