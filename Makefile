@@ -28,8 +28,9 @@ build: setup
 demo: build
 	.build/release/earshot demo
 
+# stdbuf: the test process's output reaches a log line by line, so a run that is stopped shows the test it was in
 test: setup
-	$(SWIFT) test $(RELEASE)
+	stdbuf -oL -eL $(SWIFT) test $(RELEASE)
 	scripts/run-client-tests.sh
 	scripts/run-examples.sh
 	$(MAKE) --no-print-directory tsan

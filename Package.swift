@@ -31,6 +31,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CLlama", pkgConfig: "earshot-llama"),
+        // glibc's posix_spawn close-from action, which its headers hide from Swift.
+        .systemLibrary(name: "CSpawn"),
         // Our own declarations of the ONNX Runtime C API subset we call (no package ships its header), over the
         // ONNX Runtime that ships with sherpa-onnx: one copy of the runtime in the process.
         .target(name: "COnnxRuntime", dependencies: ["CSherpaOnnx"], linkerSettings: [.linkedLibrary("onnxruntime")]),
@@ -47,7 +49,7 @@ let package = Package(
         // Uses speech's voice-activity detector to find the speech in clips.
         .target(name: "EarshotVoice", dependencies: ["EarshotCore", "EarshotSpeech"]),
         // Local language model and text embeddings (llama.cpp): titles, summaries, action items, meaning search.
-        .target(name: "EarshotLanguage", dependencies: ["EarshotCore", "CLlama"]),
+        .target(name: "EarshotLanguage", dependencies: ["EarshotCore", "CLlama", "CSpawn"]),
         // Capability: voice notes (SQLite store, staged pipeline over speech and language, search, export).
         .target(name: "EarshotNotes", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotLanguage", "CSQLite"]),
         // HTTP on Debian's libmicrohttpd: a few C lines for what Swift cannot call (varargs, a union).

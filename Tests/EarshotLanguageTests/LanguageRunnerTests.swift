@@ -66,6 +66,23 @@ final class LanguageRunnerTests: XCTestCase {
         XCTAssertNotEqual(model.runner.processID, first)
     }
 
+    /// A runner lives as long as its owner, so it must hold nothing of the process that started it but the socket
+    /// and stderr: a pipe another thread had open at the time (Foundation's are not close-on-exec) would never
+    /// reach its end for whoever reads it.
+    func testTheRunnerInheritsNoOtherDescriptor() throws {
+        try smallModelOrSkip()
+        let open = Pipe()
+        defer { try? open.fileHandleForWriting.close() }
+        let model = try RunnerChatModel(.small)
+        _ = try model.reply(to: Self.question, maxTokens: 4)
+        let pid = try XCTUnwrap(model.runner.processID)
+        let mine = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(open.fileHandleForWriting.fileDescriptor)")
+        let theirs = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").compactMap {
+            try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")
+        }
+        XCTAssertFalse(theirs.contains(mine), "\(mine) stayed in this process")
+    }
+
     func testAHungRunnerIsStoppedAtTheTimeLimit() throws {
         try smallModelOrSkip()
         let model = try RunnerChatModel(.small)

@@ -15,11 +15,14 @@ public final class RawHTTPConnection {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard socket >= 0, connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        // a server that stops reading without closing fails the send after 10 s instead of blocking the suite
+        var limit = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
     }
 
     deinit { close(socket) }
 
-    /// Writes `text`; false once the server has closed its side (the write fails).
+    /// Writes `text`; false once the server has closed its side or stopped reading for 10 s (the write fails).
     @discardableResult
     public func send(_ text: String) -> Bool {
         let bytes = Array(text.utf8)

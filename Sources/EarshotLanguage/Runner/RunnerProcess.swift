@@ -1,3 +1,4 @@
+internal import CSpawn
 import EarshotCore
 import Foundation
 
@@ -22,6 +23,10 @@ final class RunnerProcess {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, ends[1], STDIN_FILENO)
         posix_spawn_file_actions_adddup2(&actions, ends[1], STDOUT_FILENO)
+        // Nothing else of this process's goes with it: Foundation's pipes are not close-on-exec, so a runner
+        // started while another thread had a child's pipe open would hold that pipe's write end for its whole
+        // life, and whoever reads the pipe to its end would wait for the runner (a test suite hung on exactly that).
+        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         // no Swift crash reporter in the runner: with it, a fatal signal first suspends threads and prints a
         // backtrace, and a signal sent from outside could even be survived; without it, it ends at once
