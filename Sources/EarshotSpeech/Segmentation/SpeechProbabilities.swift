@@ -18,21 +18,33 @@ public final class SpeechProbabilities: Sendable {
         session = try InferenceSession(path: try VADModel.path(in: store), threads: 1)
     }
 
+    /// What the network carries from one frame to the next, so a long recording can be scored a block at a time.
+    public struct StreamState: Sendable {
+        var state = [Float](repeating: 0, count: SpeechProbabilities.stateShape.reduce(1, *))
+        var context = [Float](repeating: 0, count: SpeechProbabilities.contextSamples)
+        public init() {}
+    }
+
     /// Probabilities for each whole 512-sample frame of 16 kHz audio, in order.
     public func frames(_ samples: ArraySlice<Float>) throws -> [Float] {
-        var state = [Float](repeating: 0, count: Self.stateShape.reduce(1, *))
-        var context = [Float](repeating: 0, count: Self.contextSamples)
+        var stream = StreamState()
+        return try frames(samples, continuing: &stream)
+    }
+
+    /// Probabilities for each whole 512-sample frame of `samples`, which follow the audio `stream` has seen
+    /// (a partial frame at the end is not scored: the caller keeps it for the next block).
+    public func frames(_ samples: ArraySlice<Float>, continuing stream: inout StreamState) throws -> [Float] {
         let rate = Tensor(shape: [], int64s: [Int64(Self.sampleRate)])
         var probabilities: [Float] = []
         var start = samples.startIndex
         while start + Self.frameSamples <= samples.endIndex {
             let frame = Array(samples[start..<(start + Self.frameSamples)])
-            let out = try session.run(["input": Tensor(shape: [1, Self.contextSamples + Self.frameSamples], floats: context + frame),
-                                       "state": Tensor(shape: Self.stateShape, floats: state),
+            let out = try session.run(["input": Tensor(shape: [1, Self.contextSamples + Self.frameSamples], floats: stream.context + frame),
+                                       "state": Tensor(shape: Self.stateShape, floats: stream.state),
                                        "sr": rate], outputs: ["output", "stateN"])
             probabilities.append(out[0].floats.first ?? 0)
-            state = out[1].floats
-            context = Array(frame.suffix(Self.contextSamples))
+            stream.state = out[1].floats
+            stream.context = Array(frame.suffix(Self.contextSamples))
             start += Self.frameSamples
         }
         return probabilities
