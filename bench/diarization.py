@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Diarization benchmark (make bench): `earshot diarize` against the d-vector recipe, side by side.
 
-Conversations of 2-4 LibriSpeech speakers with known turns (bench/conversations.py, seed 11: a set the
+Conversations of 2-4 LibriSpeech speakers with known turns (tools/conversations.py, seed 11: a set the
 defaults were not chosen on; seed 7 was), scored by `earshot score` (DER, collar 0.25 s and none, overlap
 counted). Earshot finds the number of speakers itself; the recipe (Resemblyzer partials + webrtcvad +
 average linkage, bench/resemblyzer_diarize.py, in the Resemblyzer venv scripts/bench.sh makes) runs both
@@ -41,7 +41,7 @@ def main():
     count = int(os.environ.get("DIARIZATION_COUNT", "16"))
     with tempfile.TemporaryDirectory() as tmp:
         data = os.path.join(tmp, "conversations")
-        built = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "conversations.py"), data,
+        built = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "conversations.py"), data,
                                 "--count", str(count), "--seed", str(seed)], capture_output=True, text=True)
         if built.returncode != 0:
             print(built.stderr.strip() or "could not build the conversations", file=sys.stderr)

@@ -5,6 +5,8 @@ public struct TranscriptWord: Sendable, Codable, Equatable {
     public var start: Double
     public var end: Double
     public var probability: Double
+    /// Who said it, when the transcript was labelled by speaker (an enrolled name or `SPEAKER_nn`).
+    public var speaker: String?
 
     public init(word: String, start: Double, end: Double, probability: Double) {
         self.word = word
@@ -27,6 +29,8 @@ public struct TranscriptSegment: Sendable, Codable, Equatable {
     public var noSpeechProbability: Double?
     public var compressionRatio: Double?
     public var temperature: Double?
+    /// Who said it, when the transcript was labelled by speaker (an enrolled name or `SPEAKER_nn`).
+    public var speaker: String?
 
     public init(start: Double, end: Double, text: String, words: [TranscriptWord]? = nil) {
         self.start = start
@@ -40,7 +44,12 @@ public struct TranscriptSegment: Sendable, Codable, Equatable {
         var copy = self
         copy.start += seconds
         copy.end += seconds
-        copy.words = words?.map { TranscriptWord(word: $0.word, start: $0.start + seconds, end: $0.end + seconds, probability: $0.probability) }
+        copy.words = words?.map {
+            var word = $0
+            word.start += seconds
+            word.end += seconds
+            return word
+        }
         return copy
     }
 }

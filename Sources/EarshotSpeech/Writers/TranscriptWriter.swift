@@ -22,7 +22,8 @@ public enum TranscriptFormat: String, CaseIterable, Sendable {
     public var writer: any TranscriptWriting { writer() }
 }
 
-/// How subtitles are cut into cues. Without word times, a cue is a segment. With them (`--words`), a segment is
+/// How subtitles are cut into cues (a transcript labelled by speaker puts `Name: ` before each cue's text in SRT,
+/// which has no voice markup, and WebVTT's voice tag `<v Name>` in WebVTT). Without word times, a cue is a segment. With them (`--words`), a segment is
 /// split into cues of at most `maxWords` words and `maxCharacters` characters (openai-whisper's
 /// `--max_words_per_line` / `--max_line_width`, whisper.cpp's `--max-len`), each timed by its own words; WebVTT
 /// cues can also time every word (`<c>` tags, for karaoke-style highlighting).
@@ -36,12 +37,12 @@ public struct CueLayout: Sendable, Equatable {
         self.highlightWords = highlightWords
     }
 
-    struct Cue { var start: Double; var end: Double; var text: String; var words: [TranscriptWord] }
+    struct Cue { var start: Double; var end: Double; var text: String; var words: [TranscriptWord]; var speaker: String? }
 
     func cues(_ transcript: Transcript) -> [Cue] {
         transcript.segments.flatMap { segment -> [Cue] in
             guard let words = segment.words, !words.isEmpty, maxWords != nil || maxCharacters != nil || highlightWords else {
-                return [Cue(start: segment.start, end: segment.end, text: segment.text, words: segment.words ?? [])]
+                return [Cue(start: segment.start, end: segment.end, text: segment.text, words: segment.words ?? [], speaker: segment.speaker)]
             }
             var cues: [Cue] = []
             var current: [TranscriptWord] = []
@@ -51,22 +52,25 @@ public struct CueLayout: Sendable, Equatable {
             for word in words {
                 let longer = current + [word]
                 if !current.isEmpty, (maxWords.map { longer.count > $0 } ?? false) || (maxCharacters.map { text(longer).count > $0 } ?? false) {
-                    cues.append(Cue(start: current[0].start, end: current.last!.end, text: text(current), words: current))
+                    cues.append(Cue(start: current[0].start, end: current.last!.end, text: text(current), words: current, speaker: segment.speaker))
                     current = []
                 }
                 current.append(word)
             }
-            if !current.isEmpty { cues.append(Cue(start: current[0].start, end: current.last!.end, text: text(current), words: current)) }
+            if !current.isEmpty {
+                cues.append(Cue(start: current[0].start, end: current.last!.end, text: text(current), words: current, speaker: segment.speaker))
+            }
             return cues
         }
     }
 }
 
+/// One line per segment; a transcript labelled by speaker reads `Name: text`.
 public struct PlainTextWriter: TranscriptWriting {
     public init() {}
     public let fileExtension = "txt"
     public func render(_ t: Transcript) -> String {
-        t.segments.map { $0.text + "\n" }.joined()
+        t.segments.map { ($0.speaker.map { "\($0): " } ?? "") + $0.text + "\n" }.joined()
     }
 }
 
@@ -76,7 +80,7 @@ public struct SubRipWriter: TranscriptWriting {
     public let fileExtension = "srt"
     public func render(_ t: Transcript) -> String {
         layout.cues(t).enumerated().map { i, cue in
-            "\(i + 1)\n\(timestamp(cue.start, ",")) --> \(timestamp(cue.end, ","))\n\(cue.text)\n\n"
+            "\(i + 1)\n\(timestamp(cue.start, ",")) --> \(timestamp(cue.end, ","))\n\(cue.speaker.map { "\($0): " } ?? "")\(cue.text)\n\n"
         }.joined()
     }
 }
@@ -87,8 +91,13 @@ public struct WebVTTWriter: TranscriptWriting {
     public let fileExtension = "vtt"
     public func render(_ t: Transcript) -> String {
         "WEBVTT\n\n" + layout.cues(t).map { cue in
-            "\(timestamp(cue.start, ".")) --> \(timestamp(cue.end, "."))\n\(text(of: cue))\n\n"
+            "\(timestamp(cue.start, ".")) --> \(timestamp(cue.end, "."))\n\(cue.speaker.map { "<v \(voiceName($0))>" } ?? "")\(text(of: cue))\n\n"
         }.joined()
+    }
+
+    /// A voice tag's annotation ends at '>' and may not hold a newline (WebVTT's voice span syntax).
+    private func voiceName(_ name: String) -> String {
+        name.replacingOccurrences(of: ">", with: "").replacingOccurrences(of: "\n", with: " ")
     }
 
     /// The cue's text; with highlighting, each word after the first behind a timestamp tag: `<00:00:01.200><c> word</c>`.
@@ -110,7 +119,7 @@ public struct JSONTranscriptWriter: TranscriptWriting {
     }
     /// A segment as JSON: its times, text and (when asked for) words, times in milliseconds' precision.
     private struct Segment: Encodable {
-        let start: Double, end: Double, text: String, words: [TranscriptWord]?
+        let start: Double, end: Double, text: String, speaker: String?, words: [TranscriptWord]?
     }
 
     public func render(_ t: Transcript) -> String {
@@ -119,8 +128,11 @@ public struct JSONTranscriptWriter: TranscriptWriting {
         func ms(_ x: Double) -> Double { (x * 1000).rounded() / 1000 }
         let doc = Document(source: t.source, model: t.model, language: t.language, duration: ms(t.duration), text: t.text,
                            segments: t.segments.map { s in
-                               Segment(start: ms(s.start), end: ms(s.end), text: s.text, words: s.words?.map {
-                                   TranscriptWord(word: $0.word, start: ms($0.start), end: ms($0.end), probability: (($0.probability * 1000).rounded()) / 1000)
+                               Segment(start: ms(s.start), end: ms(s.end), text: s.text, speaker: s.speaker, words: s.words?.map {
+                                   var word = TranscriptWord(word: $0.word, start: ms($0.start), end: ms($0.end),
+                                                             probability: (($0.probability * 1000).rounded()) / 1000)
+                                   word.speaker = $0.speaker
+                                   return word
                                })
                            })
         return String(decoding: (try? encoder.encode(doc)) ?? Data(), as: UTF8.self) + "\n"

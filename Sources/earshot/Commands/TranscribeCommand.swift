@@ -1,5 +1,6 @@
 import EarshotCore
 import EarshotSpeech
+import EarshotVoice
 import Foundation
 
 enum TranscribeCommand {
@@ -20,6 +21,8 @@ enum TranscribeCommand {
             Option(name: "max-words", value: "n", help: "Subtitles with --words: at most n words per cue."),
             Option(name: "max-line-width", value: "n", help: "Subtitles with --words: at most n characters per cue."),
             Option(name: "highlight-words", value: nil, help: "WebVTT with --words: time each word in its cue (<c> tags)."),
+            Option(name: "speakers", value: nil, help: "Who said what: segments and words labelled by speaker (enrolled names)."),
+            Option(name: "num-speakers", value: "n", help: "With --speakers: the number of speakers, when known."),
             Option(name: "output", value: "dir", help: "Write <name>.<fmt> per input into this folder instead of stdout."),
             Option(name: "no-progress", value: nil, help: "Hide the progress bar shown on a terminal."),
         ],
@@ -29,6 +32,7 @@ enum TranscribeCommand {
             "earshot transcribe --model base --language auto interview.mp3",
             "earshot transcribe --words --json memo.wav",
             "earshot transcribe --words --format vtt --max-words 6 --highlight-words talk.mp3",
+            "earshot transcribe --speakers meeting.m4a                 # Ruth: I'll send the spreadsheet.",
             "earshot transcribe --model base --beam-size 5 --prompt 'Anneliese, Kubernetes' standup.m4a",
             "cat memo.ogg | earshot transcribe --json -",
         ],
@@ -39,7 +43,11 @@ enum TranscribeCommand {
             throw UsageError(message: "give at least one audio file, or '-' for standard input", path: args.path)
         }
         var speech = try SpeechOptions.read(args)
-        speech.words = args.flag("words")
+        let speakers = args.flag("speakers")
+        // speakers are given word by word, so a segment that changes speaker is split where it does
+        speech.words = args.flag("words") || speakers
+        let numSpeakers = try args.optionalInt("num-speakers", range: 1...Diarizer.maxSpeakers)
+        if numSpeakers != nil && !speakers { throw UsageError(message: "--num-speakers needs --speakers", path: args.path) }
         let layout = CueLayout(maxWords: try args.optionalInt("max-words", range: 1...1000),
                                maxCharacters: try args.optionalInt("max-line-width", range: 1...10_000),
                                highlightWords: args.flag("highlight-words"))
@@ -57,6 +65,7 @@ enum TranscribeCommand {
             }
         }
         let transcriber = try Transcriber.shared(speech)
+        let diarizer = speakers ? try Diarizer() : nil
         var failures = 0
         var jsonDocuments: [String] = []
         for path in args.positionals {
@@ -65,7 +74,21 @@ enum TranscribeCommand {
                 let bar = ProgressBar(label: (path as NSString).lastPathComponent, total: 1,
                                       enabled: StandardError.isTerminal && !args.flag("no-progress"), after: 1)
                 let started = Date()
-                let transcript = try await transcriber.transcribe(file: path) { bar.update($0) }
+                var transcript: Transcript
+                if let diarizer {
+                    // standard input is read twice (words, then voices): from one private copy
+                    let copy = path == "-" ? try AudioFileStream.copyStandardInput() : nil
+                    defer { copy.map { try? FileManager.default.removeItem(at: $0) } }
+                    let file = copy?.path ?? path
+                    transcript = try await transcriber.transcribe(file: file, source: path) { bar.update($0 * 0.8) }
+                    let voices = try diarizer.diarize(file: file, options: Diarizer.Options(numSpeakers: numSpeakers)) { read, total in
+                        if let total, total > 0 { bar.update(0.8 + 0.2 * min(1, read / total)) }
+                    }
+                    transcript = transcript.labelled(by: voices)
+                    if !args.flag("words") { for i in transcript.segments.indices { transcript.segments[i].words = nil } }
+                } else {
+                    transcript = try await transcriber.transcribe(file: path) { bar.update($0) }
+                }
                 bar.finish()
                 let elapsed = Date().timeIntervalSince(started)
                 let writer = format.writer(layout: layout)

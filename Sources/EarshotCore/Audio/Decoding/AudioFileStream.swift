@@ -160,7 +160,9 @@ public final class AudioFileStream {
 
     /// Standard input copied to a private temporary file, refused past `AudioFileLoader.standardInputLimit`
     /// (`cat /dev/zero` must end in an error, not fill the disk).
-    private static func copyStandardInput() throws -> URL {
+    /// Standard input copied whole to a private temporary file (mode 600), for a caller that must read it more
+    /// than once (transcription and diarization of one piped recording); the caller removes the file.
+    public static func copyStandardInput() throws -> URL {
         let copy = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-stdin-\(UUID().uuidString)")
         guard FileManager.default.createFile(atPath: copy.path, contents: nil, attributes: [.posixPermissions: 0o600]),
               let out = FileHandle(forWritingAtPath: copy.path) else {

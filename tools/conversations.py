@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Synthetic conversations with known turns, for diarization tests and benchmarks.
 
-usage: conversations.py OUT_DIR [--count N] [--seed S] [--speakers 2-4] [--overlap P]
+usage: tools/conversations.py OUT_DIR [--count N] [--seed S] [--speakers 2-4] [--overlap P]
 
 From ../shared/data/librispeech-speakers (one read utterance per speaker): each conversation takes 2-4
 speakers, cuts each one's utterance at its pauses into 2-3 turns, and lays the turns out so that no
