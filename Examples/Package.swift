@@ -19,6 +19,7 @@ let package = Package(
         example("transcribe-file", ["EarshotSpeech"]),
         example("classify-sound", ["EarshotSound"]),
         example("verify-voice", ["EarshotVoice"]),
+        example("who-spoke", ["EarshotSpeech", "EarshotVoice"]),
         example("search-notes", ["EarshotNotes"]),
     ]
 )

@@ -35,6 +35,9 @@ speak german.wav de "Ich trinke jeden Morgen eine Tasse Kaffee mit Milch." 130
 speak note.wav en-us "Remember to call the dentist on Tuesday morning and move the appointment to next week."
 speak alex.wav en-us+m5 "The quick brown fox jumps over the lazy dog while the farmer watches from the gate. Please remember to water the plants on the balcony every morning this week."
 speak stranger.wav en-gb+f4 "My favourite season is autumn, when the leaves turn red and the air smells of rain. We took the night train north."
+# two voices taking turns, and another clip of the first one as a known speaker's reference
+sox "$AUDIO/alex.wav" "$AUDIO/stranger.wav" "$AUDIO/standup.wav"
+speak ruth.wav en-us+m5 "Every morning I take the bus to work and read the news on my phone."
 echo "these are the minutes of the meeting" > "$AUDIO/not-audio.txt"
 DATA=${EARSHOT_DATA:-$ROOT/../shared/data}
 DOG=$(ls "$DATA"/esc10/dog/*.ogg 2>/dev/null | head -n 1 || true)

@@ -9,7 +9,7 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
 # the guides show these programs: each must hold its example's code exactly
-for pair in transcription:transcribe-file sounds:classify-sound voices:verify-voice notes:search-notes; do
+for pair in transcription:transcribe-file sounds:classify-sound voices:verify-voice speakers:who-spoke notes:search-notes; do
   guide="$ROOT/docs/guide-${pair%%:*}.md" example="$ROOT/Examples/Sources/${pair##*:}/main.swift"
   python3 -c 'import sys; g, e = open(sys.argv[1]).read(), open(sys.argv[2]).read().rstrip("\n"); sys.exit(0 if "```swift\n" + e + "\n```" in g else 1)' \
     "$guide" "$example" || { echo "FAIL $guide does not show $example as it is"; exit 1; }
@@ -53,6 +53,15 @@ for i in 0 1 2 3; do say en-us+m5 "alice$i.wav" "${lines[$i]} ${lines[$(((i + 2)
 "$BIN/verify-voice" "$WORK/profiles" alice "$WORK/alice3.wav" "$WORK/alice0.wav" "$WORK/alice1.wav" "$WORK/alice2.wav" > "$WORK/voice.out"
 expect verify-voice "$WORK/voice.out" "alice\? yes"
 expect "verify-voice (identify)" "$WORK/voice.out" "speaking: alice"
+
+# two espeak-ng voices taking turns (the synthesiser's voices sound alike to the speaker network: their count is given)
+say en-us+m5 turn0.wav "Good morning, I wanted to talk about the budget for the spring campaign."
+say en-gb+f4 turn1.wav "Sure, I have the figures from last quarter here with me."
+say en-us+m5 turn2.wav "Then let us move some of that money to the online adverts instead."
+sox "$WORK/turn0.wav" "$WORK/turn1.wav" "$WORK/turn2.wav" -r 16000 -c 1 "$WORK/standup.wav"
+"$BIN/who-spoke" "$WORK/standup.wav" 2 > "$WORK/who.out"
+expect who-spoke "$WORK/who.out" "^SPEAKER_01: .*budget"
+expect "who-spoke (second voice)" "$WORK/who.out" "^SPEAKER_02: .*figures"
 
 "$BIN/search-notes" "$WORK/memo.wav" "finance team" "$WORK/notes" > "$WORK/notes.out"
 expect search-notes "$WORK/notes.out" "^ready: "

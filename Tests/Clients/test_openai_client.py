@@ -2,6 +2,7 @@
 
 Run by scripts/run-client-tests.sh with EARSHOT_URL set to the server and AUDIO to a folder of espeak-ng clips.
 """
+import base64
 import os
 import unittest
 
@@ -57,6 +58,29 @@ class OpenAIClientTest(unittest.TestCase):
         # segments carry Whisper's own measures
         self.assertLess(result.segments[0].avg_logprob, 0)
         self.assertTrue(0 <= result.segments[0].no_speech_prob <= 1)
+
+    def test_diarized_json_says_who_spoke_and_names_a_known_speaker(self):
+        # espeak-ng's voices sound alike to the speaker network: the count is given (Earshot's num_speakers)
+        with self.clip("standup.wav") as f:
+            result = self.client.audio.transcriptions.create(
+                model="gpt-4o-transcribe-diarize", file=f, response_format="diarized_json", extra_body={"num_speakers": "2"})
+        speakers = [s.speaker for s in result.segments]
+        self.assertEqual(speakers[0], "A", speakers)
+        self.assertEqual(sorted(set(speakers)), ["A", "B"], speakers)
+        self.assertTrue(all(s.type == "transcript.text.segment" for s in result.segments))
+        self.assertIn("lazy dog", " ".join(s.text.lower() for s in result.segments if s.speaker == "A"))
+        with open(os.path.join(AUDIO, "ruth.wav"), "rb") as f:
+            reference = "data:audio/wav;base64," + base64.b64encode(f.read()).decode()
+        with self.clip("standup.wav") as f:
+            named = self.client.audio.transcriptions.create(
+                model="gpt-4o-transcribe-diarize", file=f, response_format="diarized_json", known_speaker_names=["Ruth"],
+                known_speaker_references=[reference], extra_body={"num_speakers": "2"})
+        self.assertEqual([s.speaker for s in named.segments][0], "Ruth", named.segments)
+        self.assertEqual(sorted(set(s.speaker for s in named.segments)), ["A", "Ruth"])
+        with self.clip("standup.wav") as f, self.assertRaises(openai.BadRequestError) as caught:
+            self.client.audio.transcriptions.create(model="whisper-1", file=f, response_format="diarized_json",
+                                                    known_speaker_names=["Ruth"], known_speaker_references=["not a data url"])
+        self.assertIn("data URL", str(caught.exception))
 
     def test_prompt_steers_the_spelling(self):
         # "platform four" is written as a digit or a word depending on context; a prompt written in digits

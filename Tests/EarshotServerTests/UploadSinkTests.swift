@@ -41,6 +41,11 @@ final class UploadSinkTests: XCTestCase {
         bytes("12345") { sink.appendPart(key: "prompt", filename: nil, contentType: nil, offset: 0, bytes: $0) }
         XCTAssertEqual(sink.failure?.status, 400)
         XCTAssertTrue(sink.failure?.message.contains("'prompt' is longer than 4 bytes") == true)
+        // many fields each within the limit cannot add up to more than four times it
+        let many = UploadSink(folder: FileManager.default.temporaryDirectory, maxField: 4)
+        for i in 0..<5 { bytes("1234") { many.appendPart(key: "f\(i)", filename: nil, contentType: nil, offset: 0, bytes: $0) } }
+        XCTAssertEqual(many.failure?.status, 400)
+        XCTAssertTrue(many.failure?.message.contains("more than 16 bytes") == true, many.failure?.message ?? "")
     }
 
     func testByteRanges() {

@@ -1,14 +1,17 @@
 import EarshotCore
 import EarshotSpeech
+import EarshotVoice
 import Foundation
 
 /// OpenAI's audio API, so existing clients (the `openai` libraries, tools built on them) work unchanged:
 /// POST /v1/audio/transcriptions, POST /v1/audio/translations, GET /v1/models.
 /// "whisper-1" means the server's default Whisper (the base model when a non-English language or translation
 /// is asked for). `prompt` and `temperature` are honoured; `response_format=verbose_json` with
-/// `timestamp_granularities[]=word` lists every word with its time.
+/// `timestamp_granularities[]=word` lists every word with its time; `response_format=diarized_json` says who
+/// spoke each segment (OpenAI's `gpt-4o-transcribe-diarize` shape, that model name accepted as an alias).
 enum OpenAIRoutes {
     static let alias = "whisper-1"
+    static let diarizeAlias = "gpt-4o-transcribe-diarize"
 
     struct ModelList: Codable, Sendable {
         struct Entry: Codable, Sendable { var id: String; var object = "model"; var created = 0; var ownedBy = "earshot"
@@ -38,6 +41,21 @@ enum OpenAIRoutes {
         var words: [Word]?
     }
 
+    /// OpenAI's diarized_json: segments with their speaker — a known speaker's name, an enrolled person's, or
+    /// `A`, `B`, … in order of appearance.
+    struct Diarized: Codable, Sendable {
+        struct Segment: Codable, Sendable {
+            var type = "transcript.text.segment"
+            var id: String, start: Double, end: Double, text: String, speaker: String
+        }
+        struct Usage: Codable, Sendable { var type = "duration"; var seconds: Double }
+        var task = "transcribe"
+        var duration: Double
+        var text: String
+        var segments: [Segment]
+        var usage: Usage
+    }
+
     static func add(to router: inout Router, _ services: Services) {
         router.add("GET", "/v1/models") { _, _ in
             .json(ModelList(data: ([alias] + WhisperModel.allCases.map(\.rawValue)).map { ModelList.Entry(id: $0) }))
@@ -51,7 +69,7 @@ enum OpenAIRoutes {
         var speech = services.configuration.speech
         let language = request.field("language").map { $0.lowercased() }.flatMap { $0.isEmpty ? nil : $0 }
         let name = request.field("model") ?? alias
-        if name == alias {
+        if name == alias || name == diarizeAlias {
             if task == .translate || (language != nil && language != "en") { speech.model = .base }
         } else {
             guard let model = WhisperModel(rawValue: name) else {
@@ -74,8 +92,12 @@ enum OpenAIRoutes {
         let file = try request.requireFile("file")
         var speech = try configuration(request, services, task: task)
         let format = request.field("response_format") ?? "json"
-        guard ["json", "text", "srt", "vtt", "verbose_json"].contains(format) else {
-            throw HTTPError(400, "response_format must be json, text, srt, vtt or verbose_json; got '\(format)'")
+        guard ["json", "text", "srt", "vtt", "verbose_json", "diarized_json"].contains(format) else {
+            throw HTTPError(400, "response_format must be json, text, srt, vtt, verbose_json or diarized_json; got '\(format)'")
+        }
+        let known = try knownSpeakers(request)
+        if known != nil && format != "diarized_json" {
+            throw HTTPError(400, "known_speaker_names[] needs response_format=diarized_json; got '\(format)'")
         }
         let granularities = Set(request.fields("timestamp_granularities[]") + request.fields("timestamp_granularities"))
         if let other = granularities.first(where: { $0 != "segment" && $0 != "word" }) {
@@ -84,7 +106,8 @@ enum OpenAIRoutes {
         if !granularities.isEmpty && format != "verbose_json" {
             throw HTTPError(400, "timestamp_granularities needs response_format=verbose_json; got '\(format)'")
         }
-        speech.words = granularities.contains("word")
+        // diarized segments are cut where the words change speaker
+        speech.words = granularities.contains("word") || format == "diarized_json"
         if let prompt = request.field("prompt"), !prompt.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
             guard prompt.utf8.count <= maxPromptBytes else {
                 throw HTTPError(400, "prompt is \(prompt.utf8.count) bytes; at most \(maxPromptBytes) are read (Whisper reads 223 tokens)")
@@ -101,6 +124,24 @@ enum OpenAIRoutes {
         var transcript = try await services.work.run { try await transcriber.transcribe(file: file.path) }
         transcript.source = file.filename
         switch format {
+        case "diarized_json":
+            let diarizer = try services.diarizer()
+            var options = Diarizer.Options()
+            options.known = known
+            if let count = request.field("num_speakers"), !count.isEmpty {  // Earshot's own: when the caller knows
+                guard let n = Int(count), (1...Diarizer.maxSpeakers).contains(n) else {
+                    throw HTTPError(400, "num_speakers must be a whole number from 1 to \(Diarizer.maxSpeakers); got '\(count)'")
+                }
+                options.numSpeakers = n
+            }
+            let voices = try await services.work.run { try diarizer.diarize(file: file.path, options: options) }
+            let letters = openAILetters(voices)
+            let segments = transcript.labelled(by: voices).segments.enumerated().map { i, s in
+                Diarized.Segment(id: "seg_\(i)", start: s.start, end: s.end, text: s.text,
+                                 speaker: s.speaker.map { letters[$0] ?? $0 } ?? "unknown")
+            }
+            return .json(Diarized(duration: transcript.duration, text: transcript.text, segments: segments,
+                                  usage: .init(seconds: transcript.duration)))
         case "text": return .text(transcript.text + "\n")
         case "srt": return .text(SubRipWriter().render(transcript), contentType: "application/x-subrip; charset=utf-8")
         case "vtt": return .text(WebVTTWriter().render(transcript), contentType: "text/vtt; charset=utf-8")
@@ -118,5 +159,45 @@ enum OpenAIRoutes {
                                  text: transcript.text, segments: granularities == ["word"] ? nil : segments, words: words))
         default: return .json(TextBody(text: transcript.text))
         }
+    }
+
+    /// `known_speaker_names[]` with `known_speaker_references[]` (data URLs of short clips, in the same order),
+    /// as OpenAI takes them; a name given without a reference means that enrolled voice (Earshot's own).
+    static func knownSpeakers(_ request: HTTPRequest) throws -> [Diarizer.KnownSpeaker]? {
+        let names = request.fields("known_speaker_names[]") + request.fields("known_speaker_names")
+        let references = request.fields("known_speaker_references[]") + request.fields("known_speaker_references")
+        guard !names.isEmpty || !references.isEmpty else { return nil }
+        guard references.count <= names.count else {
+            throw HTTPError(400, "\(references.count) known_speaker_references[] for \(names.count) known_speaker_names[]: give a name for each")
+        }
+        guard Set(names).count == names.count, names.allSatisfy({ !$0.trimmingCharacters(in: .whitespaces).isEmpty }) else {
+            throw HTTPError(400, "known_speaker_names[] must be distinct and not blank")
+        }
+        return try names.enumerated().map { i, name in
+            guard i < references.count else { return Diarizer.KnownSpeaker(name: name) }
+            return Diarizer.KnownSpeaker(name: name, reference: try clip(dataURL: references[i], of: name))
+        }
+    }
+
+    /// A `data:audio/...;base64,...` URL's audio.
+    static func clip(dataURL: String, of name: String) throws -> AudioBuffer {
+        guard dataURL.hasPrefix("data:"), let comma = dataURL.firstIndex(of: ","),
+              dataURL[..<comma].hasSuffix(";base64"), let bytes = Data(base64Encoded: String(dataURL[dataURL.index(after: comma)...])) else {
+            throw HTTPError(400, "the reference of '\(name)' is not a base64 data URL (data:audio/wav;base64,…)")
+        }
+        do { return try AudioFileLoader(sampleRate: SpeakerEncoder.sampleRate).load(data: bytes, name: "the reference of '\(name)'") } catch {
+            throw HTTPError(400, (error as? LocalizedError)?.errorDescription ?? "\(error)")
+        }
+    }
+
+    /// OpenAI labels voices nobody named A, B, … in order of appearance.
+    static func openAILetters(_ voices: Diarization) -> [String: String] {
+        var letters: [String: String] = [:]
+        for turn in voices.turns where !voices.speakers.contains(where: { $0.label == turn.speaker && $0.enrolled }) {
+            if letters[turn.speaker] == nil && turn.speaker.hasPrefix("SPEAKER_") {
+                letters[turn.speaker] = String(UnicodeScalar(UInt8(65 + letters.count % 26)))
+            }
+        }
+        return letters
     }
 }

@@ -14,6 +14,7 @@ final class Services: Sendable {
     let notesArrived = Locked(false)
     private let notesLibrary = OnFirstUse<NotesLibrary>()
     private let voiceID = OnFirstUse<VoiceID>()
+    private let speakerDiarizer = OnFirstUse<Diarizer>()
 
     /// This process's temporary files (uploads, exports, unpacked training sets): `$EARSHOT_HOME/server/run-PID`.
     /// Those of servers that died (killed mid-upload) are removed at start; other running servers keep theirs.
@@ -53,6 +54,9 @@ final class Services: Sendable {
     }
 
     func voices() throws -> VoiceID { try voiceID.value { try VoiceID(store: models) } }
+
+    /// Who spoke when, voices named by the profiles `voices()` enrols.
+    func diarizer() throws -> Diarizer { try speakerDiarizer.value { try Diarizer(store: models) } }
 
     /// The built-in classifier, or a trained one kept in the app's folder by name.
     func soundClassifier(named name: String?) throws -> SoundClassifier {

@@ -11,8 +11,10 @@ public final class HTTPServer: @unchecked Sendable {
     public struct Limits: Sendable {
         /// The largest body accepted, in bytes; larger ones get 413 before or while they arrive.
         public var maxUpload: Int
-        /// The largest text field of a form.
-        public var maxField: Int = 64 * 1024
+        /// The largest text field of a form (a few seconds of a voice as a data URL, OpenAI's
+        /// `known_speaker_references[]`, take several hundred KB); all of a form's text fields together may
+        /// hold four times this.
+        public var maxField: Int = 1 << 20
         public var connections: Int = 64
         /// Seconds a connection may sit idle.
         public var idleTimeout: Int = 120

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Where a request's body goes while it arrives: a temporary file for raw bodies, text fields and files for
-/// forms. Nothing is held in memory beyond one field of `maxField` bytes; every file is deleted by `remove`.
+/// forms. Text fields are held in memory, each up to `maxField` bytes and all of them together up to four times
+/// that; every file is deleted by `remove`.
 final class UploadSink {
     let folder: URL
     let maxField: Int
@@ -14,6 +15,7 @@ final class UploadSink {
     private var openKey: String?
     private var created: [String] = []
     private var fieldCount = 0
+    private var fieldBytes = 0
     // the part being received: its name and how many bytes it has had
     private var partKey: String?
     private var partBytes = 0
@@ -79,6 +81,10 @@ final class UploadSink {
                 }
                 guard fields[key]![fields[key]!.count - 1].count + bytes.count <= maxField else {
                     throw HTTPError(400, "form field '\(key)' is longer than \(maxField) bytes")
+                }
+                fieldBytes += bytes.count
+                guard fieldBytes <= 4 * maxField else {
+                    throw HTTPError(400, "the form's text fields hold more than \(4 * maxField) bytes; send files as file parts")
                 }
                 fields[key]![fields[key]!.count - 1].append(contentsOf: bytes)
             }

@@ -17,7 +17,7 @@ public struct SpeakerTurn: Sendable, Codable, Equatable {
 /// A voice found in a recording.
 public struct DiarizedSpeaker: Sendable, Codable, Equatable {
     public var label: String
-    /// Whether `label` is an enrolled person's name (their profile accepted this voice).
+    /// Whether `label` is a person's name: their enrolled profile, or the clip of a known speaker, accepted this voice.
     public var enrolled: Bool
     /// Seconds of speech given to this voice.
     public var seconds: Double

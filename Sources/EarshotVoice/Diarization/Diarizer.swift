@@ -18,8 +18,9 @@ public final class Diarizer: Sendable {
         public var maxSpeakers: Int?
         /// Name voices by the enrolled profiles (false: every voice is `SPEAKER_nn`).
         public var names = true
-        /// Only these enrolled people may name a voice (nil: everyone enrolled).
-        public var candidates: [String]?
+        /// Only these people may name a voice (nil: everyone enrolled): each an enrolled profile, or a short
+        /// clip of their voice (OpenAI's `known_speaker_references[]`) matched by cosine.
+        public var known: [KnownSpeaker]?
         /// The mean cosine below which two groups of speech are different voices (default 0.5; higher finds
         /// more voices). Ignored when `numSpeakers` is given.
         public var threshold: Float?
@@ -30,6 +31,21 @@ public final class Diarizer: Sendable {
             self.names = names
         }
     }
+
+    /// Someone who may name a voice: by their enrolled profile, or by a clip of their voice.
+    public struct KnownSpeaker: Sendable, Equatable {
+        public var name: String
+        /// A few seconds of their speech; nil means their enrolled profile.
+        public var reference: AudioBuffer?
+        public init(name: String, reference: AudioBuffer? = nil) {
+            self.name = name
+            self.reference = reference
+        }
+    }
+
+    /// A voice's d-vector (the mean of its 0.8 s windows) and a reference clip's agree at least this much when
+    /// they are one person: the network gives 0.80–0.89 for the same speaker, 0.32–0.47 for two.
+    public static let referenceCosine: Float = 0.6
 
     /// The most speakers a recording is split into.
     public static let maxSpeakers = 20
@@ -64,12 +80,17 @@ public final class Diarizer: Sendable {
     /// Diarizes audio already in memory; `source` names it in the result and in errors.
     public func diarize(audio: AudioBuffer, source: String, options: Options = Options()) throws -> Diarization {
         try Self.check(options)
+        return try result(try track(of: audio), source: source, duration: audio.duration, options: options)
+    }
+
+    /// The speech and speaker vectors of audio in memory.
+    private func track(of audio: AudioBuffer) throws -> SpeechWindowTrack {
         let audio = audio.sampleRate == SpeakerEncoder.sampleRate ? audio : try Resampler.resample(audio, to: SpeakerEncoder.sampleRate)
         var track = SpeechWindowTrack(vad: vad, encoder: encoder)
         let next = audio.blockReader(size: audio.sampleRate * 4)
         while let block = next() { try track.append(block) }
         try track.finish()
-        return try result(track, source: source, duration: audio.duration, options: options)
+        return track
     }
 
     static func check(_ options: Options) throws {
@@ -93,7 +114,7 @@ public final class Diarizer: Sendable {
         let voices = Set(turns.map(\.voice)).sorted { a, b in
             turns.first { $0.voice == a }!.start < turns.first { $0.voice == b }!.start
         }
-        let named = options.names ? try names(for: voices, windows: track.windows, labels: labels, candidates: options.candidates) : [:]
+        let named = options.names ? try names(for: voices, windows: track.windows, labels: labels, known: options.known) : [:]
         var labelOf: [Int: String] = [:]
         var next = 1
         for voice in voices {
@@ -111,34 +132,55 @@ public final class Diarizer: Sendable {
         return Diarization(source: source, duration: rounded(duration), turns: speakerTurns, speakers: speakers)
     }
 
-    /// Each voice an enrolled profile accepts, most confident pairs first, each person at most once.
+    /// Each voice an enrolled profile (or a known speaker's clip) accepts, the pairs furthest above their
+    /// threshold first, each person naming at most one voice.
     private func names(for voices: [Int], windows: [SpeechWindowTrack.Window], labels: [Int],
-                       candidates: [String]?) throws -> [Int: (name: String, probability: Float)] {
+                       known: [KnownSpeaker]?) throws -> [Int: (name: String, probability: Float)] {
         var enrolled = profiles.loadAll().profiles
-        if let candidates {
-            let wanted = Set(candidates.map(\.precomposedStringWithCanonicalMapping))
-            if let unknown = wanted.subtracting(enrolled.map(\.name)).sorted().first {
+        var references: [(name: String, vector: [Float])] = []
+        if let known {
+            let byProfile = Set(known.filter { $0.reference == nil }.map(\.name.precomposedStringWithCanonicalMapping))
+            if let unknown = byProfile.subtracting(enrolled.map(\.name)).sorted().first {
                 throw VoiceError.unknownProfile(unknown, known: enrolled.map(\.name))
             }
-            enrolled = enrolled.filter { wanted.contains($0.name) }
+            enrolled = enrolled.filter { byProfile.contains($0.name) }
+            for speaker in known {
+                guard let clip = speaker.reference else { continue }
+                references.append((speaker.name, try referenceVector(clip, name: speaker.name)))
+            }
         }
-        guard !enrolled.isEmpty else { return [:] }
+        guard !enrolled.isEmpty || !references.isEmpty else { return [:] }
         let verifier = VoiceVerifier(encoder: encoder)
-        var pairs: [(voice: Int, name: String, probability: Float)] = []
+        // (voice, name, how far above its threshold, the probability or cosine to report)
+        var pairs: [(voice: Int, name: String, margin: Float, score: Float)] = []
         for voice in voices {
             let mine = windows.indices.filter { labels[$0] == voice }.map { windows[$0].vector }
             for profile in enrolled {
                 let score = verifier.score(windows: mine, against: profile)
-                if score.accepted { pairs.append((voice, profile.name, score.probability)) }
+                if score.accepted { pairs.append((voice, profile.name, score.probability - score.threshold, score.probability)) }
+            }
+            let centroid = SpeakerEncoder.mean(mine)
+            for reference in references {
+                let cosine = SpeakerEncoder.cosine(centroid, reference.vector)
+                if cosine >= Self.referenceCosine { pairs.append((voice, reference.name, cosine - Self.referenceCosine, cosine)) }
             }
         }
         var result: [Int: (name: String, probability: Float)] = [:]
         var used = Set<String>()
-        for pair in pairs.sorted(by: { $0.probability > $1.probability }) where result[pair.voice] == nil && !used.contains(pair.name) {
-            result[pair.voice] = (pair.name, pair.probability)
+        for pair in pairs.sorted(by: { $0.margin > $1.margin }) where result[pair.voice] == nil && !used.contains(pair.name) {
+            result[pair.voice] = (pair.name, pair.score)
             used.insert(pair.name)
         }
         return result
+    }
+
+    /// A reference clip's d-vector: the mean of the windows of its speech.
+    private func referenceVector(_ clip: AudioBuffer, name: String) throws -> [Float] {
+        let track = try track(of: clip)
+        guard !track.windows.isEmpty else {
+            throw VoiceError.notEnoughSpeech(path: "the reference clip of \(name)", seconds: 0, needed: track.minimumSpeech)
+        }
+        return SpeakerEncoder.mean(track.windows.map(\.vector))
     }
 
     private func rounded(_ x: Double) -> Double { (x * 1000).rounded() / 1000 }

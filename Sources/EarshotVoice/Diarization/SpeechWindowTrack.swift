@@ -50,6 +50,9 @@ struct SpeechWindowTrack {
         self.settings = settings
     }
 
+    /// The shortest stretch of speech that is kept, in seconds.
+    var minimumSpeech: Double { settings.minSpeech }
+
     /// Seconds of audio taken in.
     var seconds: Double { Double(bufferStart + buffer.count) / rate }
 
