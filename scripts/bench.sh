@@ -23,6 +23,9 @@ if [ "$(cat "$RZ/.earshot-stamp" 2>/dev/null)" != "$want" ]; then
     -r "$ROOT/scripts/lock/resemblyzer-requirements.txt" && echo "$want" > "$RZ/.earshot-stamp" \
     || echo "could not install Resemblyzer: the voice benchmark runs without it" >&2
 fi
+# a real two-speaker recording with a reference RTTM, for the diarization benchmark (data inside a wheel)
+"$VENV/bin/pip" download -q --disable-pip-version-check --no-deps --require-hashes -r "$ROOT/scripts/lock/bench-data.txt" \
+  -d "$EARSHOT_HOME/downloads" || echo "could not download pyannote's sample: the diarization benchmark runs without it" >&2
 # every figure depends on the CPU (int8 kernels differ between AVX2, AVX-512 and VNNI): say which one ran them
 echo "==> CPU: $(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -n 1), $(nproc) cores;" \
   "flags: $(grep -m1 -o -w -E 'avx2|avx512f|avx512_vnni|avx_vnni|amx_int8' /proc/cpuinfo | sort -u | tr '\n' ' ')"

@@ -1,4 +1,5 @@
-// Transcribe: files in, per-file upload progress, the transcript, downloads as txt, srt, vtt or json.
+// Transcribe: files in, per-file upload progress, the transcript (with who spoke each part, when asked), downloads
+// as txt, srt, vtt or json.
 "use strict";
 const $ = (id) => document.getElementById(id);
 
@@ -8,12 +9,21 @@ function stamp(seconds, separator) {
   return `${String(h).padStart(2, "0")}:${String(m).padStart(2, "0")}:${String(s).padStart(2, "0")}${separator}${String(ms % 1000).padStart(3, "0")}`;
 }
 
+// with speakers: "Name: " in txt and SRT, WebVTT's voice tag <v Name> (as `earshot transcribe --speakers` writes)
+const said = (s) => (s.speaker ? `${s.speaker}: ` : "") + s.text.trim();
 const formats = {
-  txt: (r) => r.text + "\n",
-  srt: (r) => r.segments.map((s, i) => `${i + 1}\n${stamp(s.start, ",")} --> ${stamp(s.end, ",")}\n${s.text}\n`).join("\n"),
-  vtt: (r) => "WEBVTT\n\n" + r.segments.map((s) => `${stamp(s.start, ".")} --> ${stamp(s.end, ".")}\n${s.text}\n`).join("\n"),
+  txt: (r) => (r.segments.some((s) => s.speaker) ? r.segments.map((s) => said(s) + "\n").join("") : r.text + "\n"),
+  srt: (r) => r.segments.map((s, i) => `${i + 1}\n${stamp(s.start, ",")} --> ${stamp(s.end, ",")}\n${said(s)}\n`).join("\n"),
+  vtt: (r) => "WEBVTT\n\n" + r.segments.map((s) => `${stamp(s.start, ".")} --> ${stamp(s.end, ".")}\n${s.speaker ? `<v ${s.speaker.replace(/>/g, "")}>` : ""}${s.text.trim()}\n`).join("\n"),
   json: (r) => JSON.stringify(r, null, 2),
 };
+
+// one colour per voice, in order of appearance (classes: the page's policy allows no inline styles)
+function speakerTag(speaker, order) {
+  if (!speaker) return "";
+  if (!order.has(speaker)) order.set(speaker, order.size);
+  return `<strong class="speaker voice-${order.get(speaker) % 6}">${Earshot.escape(speaker)}</strong> `;
+}
 
 function transcribe(file) {
   const item = document.createElement("li");
@@ -24,7 +34,7 @@ function transcribe(file) {
   const form = new FormData();
   form.append("file", file, file.name);
   form.append("model", $("model").value);
-  form.append("response_format", "verbose_json");
+  form.append("response_format", $("speakers").checked ? "diarized_json" : "verbose_json");
   const request = new XMLHttpRequest();
   request.open("POST", "/v1/audio/transcriptions");
   request.upload.onprogress = (event) => { if (event.lengthComputable) item.querySelector("progress").value = 0.5 * event.loaded / event.total; };
@@ -38,10 +48,11 @@ function transcribe(file) {
       return;
     }
     const base = file.name.replace(/\.[^.]+$/, "");
+    const order = new Map();
     item.innerHTML = `<h2>${Earshot.escape(file.name)}</h2><p class="muted">${Earshot.clock(answer.duration)} of audio</p>
       ${(answer.segments || []).length
         ? `<ol class="plain segments">${answer.segments.map((s) =>
-            `<li><span class="muted">${Earshot.clock(s.start)}–${Earshot.clock(s.end)}</span> ${Earshot.escape(s.text.trim())}</li>`).join("")}</ol>`
+            `<li><span class="muted">${Earshot.clock(s.start)}–${Earshot.clock(s.end)}</span> ${speakerTag(s.speaker, order)}${Earshot.escape(s.text.trim())}</li>`).join("")}</ol>`
         : '<p class="muted">(no speech)</p>'}
       <div class="row">${Object.keys(formats).map((f) => `<button type="button" class="secondary" data-format="${f}">Download .${f}</button>`).join("")}</div>`;
     item.addEventListener("click", (event) => {

