@@ -152,6 +152,15 @@ public actor VoiceID {
         return Identification(source: file, speaker: ranking.first { $0.accepted }?.name, ranking: ranking, damaged: damaged)
     }
 
+    /// Who is speaking in audio held in memory (a line of a live stream): as `identify(file:)`; `source` names it.
+    public func identify(audio: AudioBuffer, source: String) throws -> Identification {
+        let (all, damaged) = profiles.loadAll()
+        guard !all.isEmpty else { throw VoiceError.noProfiles }
+        let audio = audio.sampleRate == SpeakerEncoder.sampleRate ? audio : try Resampler.resample(audio, to: SpeakerEncoder.sampleRate)
+        let ranking = verifier.identify(windows: try enrollment.windows(of: audio, source: source), among: all)
+        return Identification(source: source, speaker: ranking.first { $0.accepted }?.name, ranking: ranking, damaged: damaged)
+    }
+
     /// The enrolled profiles, and the names of damaged ones.
     public func enrolled() -> (profiles: [VoiceProfile], damaged: [String]) { profiles.loadAll() }
 

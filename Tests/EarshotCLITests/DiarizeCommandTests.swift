@@ -1,8 +1,10 @@
+import EarshotCore
 import EarshotTestSupport
 import Foundation
 import XCTest
 
-/// `earshot diarize`, `earshot transcribe --speakers` and `earshot score` on RTTM, as a user runs them.
+/// `earshot diarize`, `earshot transcribe --speakers`, `earshot listen --speakers` and `earshot score` on RTTM,
+/// as a user runs them.
 final class DiarizeCommandTests: XCTestCase {
     var dir: URL!
     override func setUp() { dir = TestAudio.temporaryDirectory() }
@@ -93,5 +95,35 @@ final class DiarizeCommandTests: XCTestCase {
         XCTAssertEqual(try CLI.run(["transcribe", "--num-speakers", "2", talk.path]).status, 2, "--num-speakers needs --speakers")
         let help = try CLI.run(["diarize", "--help"])
         XCTAssertTrue(help.stdout.contains("EXAMPLES:") && help.stdout.contains("--num-speakers"), help.stdout)
+    }
+
+    func testLiveLinesAreLabelledWithTheEnrolledVoice() throws {
+        let home = try TestHome.make(linking: ["voice/background", "voice/cache"])
+        defer { try? FileManager.default.removeItem(at: home) }
+        let environment = ["EARSHOT_HOME": home.path]
+        let talk = try conversation()
+        let nobody = try CLI.run(["listen", "--speakers", talk.path], environment: environment)
+        XCTAssertEqual(nobody.status, 1)
+        XCTAssertTrue(nobody.stderr.contains("no voices enrolled yet"), nobody.stderr)
+        let clips = try (0..<3).map { i -> String in
+            let url = dir.appendingPathComponent("ruth\(i).wav")
+            try TestAudio.speak(Sentences.all[i] + " " + Sentences.all[i + 4], to: url, voice: "en-us+m5")
+            return url.path
+        }
+        let enrolled = try CLI.run(["voice", "enroll", "Ruth"] + clips, environment: environment)
+        XCTAssertEqual(enrolled.status, 0, enrolled.stderr)
+        // live lines end at pauses: the same turns a second apart
+        var spaced: [Float] = []
+        for i in 0..<4 {
+            spaced += try AudioFileLoader().load(path: dir.appendingPathComponent("turn\(i).wav").path).samples + TestAudio.silence(seconds: 1.2)
+        }
+        let paced = dir.appendingPathComponent("paced.wav")
+        try TestAudio.wav16(spaced, rate: 16_000).write(to: paced)
+        let r = try CLI.run(["listen", "--speakers", "--json", paced.path], environment: environment)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let finals = r.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .filter { $0["type"] as? String == "final" }
+        let labels = finals.map { $0["speaker"] as? String ?? "" }
+        XCTAssertEqual(labels, ["Ruth", "someone else", "Ruth", "someone else"], r.stdout)
     }
 }

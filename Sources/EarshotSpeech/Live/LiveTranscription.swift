@@ -10,9 +10,10 @@ public enum LiveEvent: Sendable, Equatable {
     case final(segment: TranscriptSegment, delay: Double)
 }
 
-/// JSON: `{"type": "partial", "text", "start", "end"}` or `{"type": "final", "text", "start", "end", "delay"}`.
+/// JSON: `{"type": "partial", "text", "start", "end"}` or `{"type": "final", "text", "start", "end", "delay"}`, a
+/// final line with `"speaker"` when it was labelled.
 extension LiveEvent: Codable {
-    private enum CodingKeys: String, CodingKey { case type, text, start, end, delay }
+    private enum CodingKeys: String, CodingKey { case type, text, start, end, delay, speaker }
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -28,6 +29,7 @@ extension LiveEvent: Codable {
             try c.encode(segment.start, forKey: .start)
             try c.encode(segment.end, forKey: .end)
             try c.encode(delay, forKey: .delay)
+            try c.encodeIfPresent(segment.speaker, forKey: .speaker)
         }
     }
 
@@ -37,7 +39,10 @@ extension LiveEvent: Codable {
                                   try c.decode(Double.self, forKey: .end))
         switch try c.decode(String.self, forKey: .type) {
         case "partial": self = .partial(text: text, start: start, end: end)
-        case "final": self = .final(segment: TranscriptSegment(start: start, end: end, text: text), delay: try c.decode(Double.self, forKey: .delay))
+        case "final":
+            var segment = TranscriptSegment(start: start, end: end, text: text)
+            segment.speaker = try c.decodeIfPresent(String.self, forKey: .speaker)
+            self = .final(segment: segment, delay: try c.decode(Double.self, forKey: .delay))
         case let other: throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown live event type '\(other)'")
         }
     }

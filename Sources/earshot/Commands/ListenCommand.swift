@@ -1,5 +1,6 @@
 import EarshotCore
 import EarshotSpeech
+import EarshotVoice
 import Foundation
 
 enum ListenCommand {
@@ -14,12 +15,14 @@ enum ListenCommand {
         """,
         options: SpeechOptions.all + AudioSourceOptions.all + [
             Option(name: "json", value: nil, help: "One JSON event per line: {\"type\":\"partial\"|\"final\", ...}."),
+            Option(name: "speakers", value: nil, help: "Label each final line with the enrolled voice that spoke it, or 'someone else'."),
         ],
         examples: [
             "earshot listen",
             "arecord -q -t raw -f S16_LE -r 16000 -c 1 - | earshot listen -",
             "parec --raw --format=s16le --rate=48000 --channels=2 | earshot listen - --rate 48000 --channels 2",
             "earshot listen --realtime --json talk.wav",
+            "earshot listen --speakers                     # [00:03.1]  Ruth: shall we start?",
         ],
         run: run)
 
@@ -28,7 +31,17 @@ enum ListenCommand {
             throw UsageError(message: "give at most one source: '-' or a file", path: args.path)
         }
         let speech = try SpeechOptions.read(args)
-        let source = try AudioSourceOptions.source(args, argument: args.positionals.first)
+        var source = try AudioSourceOptions.source(args, argument: args.positionals.first)
+        // --speakers: the stream's last minute is kept, so each final line's audio can be matched to a voice
+        var tap: TappedSource?
+        var voices: VoiceID?
+        if args.flag("speakers") {
+            let id = try VoiceID()
+            guard !(await id.enrolled().profiles.isEmpty) else { throw VoiceError.noProfiles }
+            voices = id
+            tap = TappedSource(source)
+            source = tap!
+        }
         let transcriber = try Transcriber.shared(speech)
         let json = args.flag("json")
         let inPlace = !json && isatty(1) == 1
@@ -41,15 +54,26 @@ enum ListenCommand {
                 } else if inPlace {
                     StandardOutput.write("\r\u{1B}[K\u{1B}[2m\(clock(start))  \(text)\u{1B}[0m")
                 }
-            case let .final(segment, _):
+            case .final(var segment, let delay):
+                if let tap, let voices {
+                    segment.speaker = await speaker(of: segment, in: tap, among: voices)
+                }
                 if json {
-                    try JSONOutput.event(event)
+                    try JSONOutput.event(LiveEvent.final(segment: segment, delay: delay))
                 } else {
-                    StandardOutput.write((inPlace ? "\r\u{1B}[K" : "") + "\(clock(segment.start))  \(segment.text)\n")
+                    let who = segment.speaker.map { "\($0): " } ?? ""
+                    StandardOutput.write((inPlace ? "\r\u{1B}[K" : "") + "\(clock(segment.start))  \(who)\(segment.text)\n")
                 }
             }
         }
         return 0
+    }
+
+    /// The enrolled person whose voice a final line is, or "someone else" (too little speech to tell, too).
+    static func speaker(of segment: TranscriptSegment, in tap: TappedSource, among voices: VoiceID) async -> String {
+        guard let audio = tap.audio(from: segment.start, to: segment.end),
+              let found = try? await voices.identify(audio: audio, source: "the line at \(clock(segment.start))") else { return "someone else" }
+        return found.speaker ?? "someone else"
     }
 
     private static func clock(_ seconds: Double) -> String {
