@@ -36,13 +36,8 @@ enum DiarizeCommand {
         run: run)
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
-        guard !args.positionals.isEmpty else {
-            throw UsageError(message: "give at least one audio file, or '-' for standard input", path: args.path)
-        }
-        if args.flag("json"), let format = args.value("format"), format != "json" {
-            throw UsageError(message: "--json and --format \(format) ask for two formats: give one", path: args.path)
-        }
-        let format: DiarizationFormat = args.flag("json") ? .json : try args.choice("format", default: .rttm)
+        var output = try DocumentOutput(args)
+        let format = try DocumentOutput.format(args, default: DiarizationFormat.rttm, json: .json)
         let limit = 1...Diarizer.maxSpeakers
         var options = Diarizer.Options(numSpeakers: try args.optionalInt("num-speakers", range: limit),
                                        minSpeakers: try args.optionalInt("min-speakers", range: limit),
@@ -60,15 +55,8 @@ enum DiarizeCommand {
                 throw UsageError(message: "cannot read the reference \(path): \(error.localizedDescription)", path: args.path)
             }
         }
-        let outputDir = args.value("output")
-        if let dir = outputDir {
-            do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
-                throw UsageError(message: "cannot create output folder \(dir): \(error.localizedDescription)", path: args.path)
-            }
-        }
         let diarizer = try Diarizer()
         var failures = 0
-        var documents: [String] = []
         for path in args.positionals {
             do {
                 let bar = ProgressBar(label: (path as NSString).lastPathComponent, total: 1,
@@ -79,16 +67,11 @@ enum DiarizeCommand {
                 }
                 bar.finish()
                 let elapsed = Date().timeIntervalSince(started)
-                let rendered = format.render(result)
-                if let dir = outputDir {
-                    let target = URL(fileURLWithPath: dir).appendingPathComponent("\(DiarizationFormat.fileID(path)).\(format.rawValue)")
-                    try Data(rendered.utf8).write(to: target, options: .atomic)
-                    StandardError.write("wrote \(target.path)\n")
-                } else if format == .json {
-                    documents.append(rendered.trimmingCharacters(in: .whitespacesAndNewlines))
+                // RTTM lines name their file: several files' lines are one RTTM document, without banners
+                if format == .rttm && output.folder == nil {
+                    print(format.render(result), terminator: "")
                 } else {
-                    if args.positionals.count > 1 && format == .txt { print("==> \(path) <==") }
-                    print(rendered, terminator: "")
+                    try output.emit(format.render(result), for: path, fileExtension: format.rawValue, isJSON: format == .json)
                 }
                 if let reference {
                     let turns = try DiarizationErrorRate.turns(rttm: reference, file: args.positionals.count > 1 ? DiarizationFormat.fileID(path) : nil)
@@ -107,9 +90,7 @@ enum DiarizeCommand {
                 CommandRunner.fail(error)
             }
         }
-        if !documents.isEmpty {
-            print(args.positionals.count > 1 ? "[\n" + documents.joined(separator: ",\n") + "\n]" : documents[0])
-        }
+        output.finish()
         return failures == 0 ? 0 : 1
     }
 }

@@ -39,9 +39,7 @@ enum TranscribeCommand {
         run: run)
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
-        guard !args.positionals.isEmpty else {
-            throw UsageError(message: "give at least one audio file, or '-' for standard input", path: args.path)
-        }
+        var output = try DocumentOutput(args)
         var speech = try SpeechOptions.read(args)
         let speakers = args.flag("speakers")
         // speakers are given word by word, so a segment that changes speaker is split where it does
@@ -54,20 +52,10 @@ enum TranscribeCommand {
         if !speech.words && (layout.maxWords != nil || layout.maxCharacters != nil || layout.highlightWords) {
             throw UsageError(message: "--max-words, --max-line-width and --highlight-words need --words", path: args.path)
         }
-        if args.flag("json"), let format = args.value("format"), format != "json" {
-            throw UsageError(message: "--json and --format \(format) ask for two formats: give one", path: args.path)
-        }
-        let format: TranscriptFormat = args.flag("json") ? .json : try args.choice("format", default: .txt)
-        let outputDir = args.value("output")
-        if let dir = outputDir {
-            do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
-                throw UsageError(message: "cannot create output folder \(dir): \(error.localizedDescription)", path: args.path)
-            }
-        }
+        let format = try DocumentOutput.format(args, default: TranscriptFormat.txt, json: .json)
         let transcriber = try Transcriber.shared(speech)
         let diarizer = speakers ? try Diarizer() : nil
         var failures = 0
-        var jsonDocuments: [String] = []
         for path in args.positionals {
             do {
                 // drawn only once the work has taken a second, so short files never flash a bar
@@ -92,18 +80,7 @@ enum TranscribeCommand {
                 bar.finish()
                 let elapsed = Date().timeIntervalSince(started)
                 let writer = format.writer(layout: layout)
-                let rendered = writer.render(transcript)
-                if let dir = outputDir {
-                    let name = path == "-" ? "stdin" : ((path as NSString).lastPathComponent as NSString).deletingPathExtension
-                    let target = URL(fileURLWithPath: dir).appendingPathComponent("\(name).\(writer.fileExtension)")
-                    try Data(rendered.utf8).write(to: target, options: .atomic)
-                    StandardError.write("wrote \(target.path)\n")
-                } else if format == .json {
-                    jsonDocuments.append(rendered.trimmingCharacters(in: .whitespacesAndNewlines))
-                } else {
-                    if args.positionals.count > 1 { print("==> \(path) <==") }
-                    print(rendered, terminator: "")
-                }
+                try output.emit(writer.render(transcript), for: path, fileExtension: writer.fileExtension, isJSON: format == .json)
                 if StandardError.isTerminal {
                     StandardError.write(String(format: "%@: %.1f s of audio in %.1f s (%.1f× real time)\n",
                                                path, transcript.duration, elapsed, transcript.duration / max(elapsed, 1e-6)))
@@ -113,9 +90,7 @@ enum TranscribeCommand {
                 CommandRunner.fail(error)
             }
         }
-        if !jsonDocuments.isEmpty {
-            print(args.positionals.count > 1 ? "[\n" + jsonDocuments.joined(separator: ",\n") + "\n]" : jsonDocuments[0])
-        }
+        output.finish()
         return failures == 0 ? 0 : 1
     }
 }
