@@ -50,8 +50,8 @@ let package = Package(
         .target(name: "EarshotVoice", dependencies: ["EarshotCore", "EarshotSpeech"]),
         // Local language model and text embeddings (llama.cpp): titles, summaries, action items, meaning search.
         .target(name: "EarshotLanguage", dependencies: ["EarshotCore", "CLlama", "CSpawn"]),
-        // Capability: voice notes (SQLite store, staged pipeline over speech and language, search, export).
-        .target(name: "EarshotNotes", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotLanguage", "CSQLite"]),
+        // Capability: voice notes (SQLite store, staged pipeline over speech, voices and language, search, export).
+        .target(name: "EarshotNotes", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotVoice", "EarshotLanguage", "CSQLite"]),
         // HTTP on Debian's libmicrohttpd: a few C lines for what Swift cannot call (varargs, a union).
         .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary("microhttpd")]),
         // The local web app and its HTTP API (OpenAI-compatible transcription, the Earshot API, the pages).
@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(name: "EarshotSoundTests", dependencies: ["EarshotSound", "EarshotCore", "EarshotTestSupport"]),
         .testTarget(name: "EarshotVoiceTests", dependencies: ["EarshotVoice", "EarshotCore", "EarshotTestSupport"]),
         .testTarget(name: "EarshotLanguageTests", dependencies: ["EarshotLanguage", "EarshotCore", "EarshotTestSupport"]),
-        .testTarget(name: "EarshotNotesTests", dependencies: ["EarshotNotes", "EarshotLanguage", "EarshotCore", "EarshotTestSupport"]),
+        .testTarget(name: "EarshotNotesTests", dependencies: ["EarshotNotes", "EarshotLanguage", "EarshotVoice", "EarshotCore", "EarshotTestSupport"]),
         // Each capability's entry type driven from 8 tasks at once (make tsan runs these under the thread sanitizer).
         .testTarget(name: "EarshotConcurrencyTests", dependencies: ["EarshotSpeech", "EarshotSound", "EarshotVoice", "EarshotNotes",
                                                                     "EarshotCore", "EarshotTestSupport"]),

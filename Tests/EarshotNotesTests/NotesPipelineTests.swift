@@ -1,6 +1,7 @@
 import EarshotCore
 import EarshotLanguage
 @testable import EarshotNotes
+import EarshotVoice
 import EarshotTestSupport
 import Foundation
 import XCTest
@@ -51,6 +52,33 @@ final class NotesPipelineTests: XCTestCase {
         XCTAssertEqual(note.languageModel, LanguageModelChoice.small.displayName)
         XCTAssertEqual(try store.db.query("SELECT length(embedding) FROM notes WHERE id = ?", [.integer(Int64(id))]).first?.first?.int, 384 * 4)
         print("title: \(note.title) | summary: \(note.summary) | actions: \(note.actions)")
+    }
+
+    /// A note spoken by someone enrolled says who spoke: its segments carry the name, the language model reads
+    /// "Ruth: …", and the exports show it; a voice nobody enrolled, alone, leaves the note unlabelled.
+    func testAnEnrolledVoiceIsNamedInTheNoteAndInWhatTheModelReads() async throws {
+        try smallModelOrSkip()
+        let enrollment = try SpeakerEnrollment(encoder: try SpeakerEncoder.shared(), store: fixture.modelStore)
+        let clips = try (0..<3).map { i in
+            try fixture.speech(Sentences.all[i] + " " + Sentences.all[i + 4], name: "ruth\(i).wav", voice: "en-us+m5")
+        }
+        try VoiceRoster(enrollment: enrollment, store: VoiceProfileStore(store: fixture.modelStore))
+            .enroll(name: "Ruth", clips: clips, background: try BackgroundSpeakers().windows(using: enrollment))
+        let store = try fixture.store()
+        let hers = try store.add(path: try fixture.speech("I will send the updated spreadsheet to the finance team on Friday.",
+                                                          name: "ruth-note.wav", voice: "en-us+m5"))
+        let other = try store.add(path: try fixture.speech(Self.meeting, name: "other.wav", voice: "en-gb+f4"))
+        _ = try await pipeline(store).run()
+        let note = try store.note(hers)
+        XCTAssertEqual(note.speakers, ["Ruth"], "\(note.segments)")
+        XCTAssertTrue(note.segments.allSatisfy { $0.speaker == "Ruth" })
+        XCTAssertTrue(note.transcriptForReading.hasPrefix("Ruth: "), note.transcriptForReading)
+        XCTAssertTrue(try NotesExporter.render(note, format: .txt).contains("Speakers: Ruth"))
+        XCTAssertTrue(try NotesExporter.render(note, format: .md).contains("**Ruth:** "))
+        let unlabelled = try store.note(other)
+        XCTAssertEqual(unlabelled.speakers, [], "one voice nobody enrolled is not labelled")
+        XCTAssertEqual(unlabelled.transcriptForReading, unlabelled.transcript)
+        print("Ruth's note: \(note.title) | \(note.actions)")
     }
 
     func testTitlesFollowTheRulesOnSeveralTranscripts() throws {

@@ -35,13 +35,15 @@ public enum NotesExporter {
             out += "\(md ? "*" : "")\(dateText(note.created)) · \(durationText(note.duration))"
             out += note.tags.isEmpty ? "" : " · " + note.tags.map { "#\($0)" }.joined(separator: " ")
             out += md ? "*\n\n" : "\n\n"
+            if !note.speakers.isEmpty { out += (md ? "**Speakers:** " : "Speakers: ") + note.speakers.joined(separator: ", ") + "\n\n" }
             if !note.summary.isEmpty { out += (md ? "## Summary\n\n" : "Summary\n") + note.summary + "\n\n" }
             if !note.actions.isEmpty {
                 out += md ? "## Action items\n\n" : "Action items\n"
                 out += note.actions.map { md ? "- [ ] \($0)" : "- \($0)" }.joined(separator: "\n") + "\n\n"
             }
             out += md ? "## Transcript\n\n" : "Transcript\n"
-            out += note.segments.map { "[\(durationText($0.start))] \($0.text)" }.joined(separator: md ? "\n\n" : "\n") + "\n"
+            out += note.segments.map { "[\(durationText($0.start))] " + ($0.speaker.map { md ? "**\($0):** " : "\($0): " } ?? "") + $0.text }
+                .joined(separator: md ? "\n\n" : "\n") + "\n"
             return out
         }
     }

@@ -1,6 +1,7 @@
 import EarshotCore
 import EarshotLanguage
 import EarshotSpeech
+import EarshotVoice
 import Foundation
 
 /// The worker that takes notes through their stages: transcribe → title, summary and action items →
@@ -35,6 +36,7 @@ public final class NotesPipeline {
     private var writer: NoteWriter?
     private var writerChecked = false
     private var embedder: (any SentenceEmbedding)?
+    private var diarizer: Diarizer?
     /// Stages the last claim failed because their workers kept dying, reported by `run`.
     private var abandoned: [(Int, NoteStage, String)] = []
 
@@ -160,7 +162,13 @@ public final class NotesPipeline {
             // Whisper on its default threads, so the server's and the pipeline's transcriptions share one loaded copy
             // Every word with its time: the notes page highlights the word being played and seeks to a clicked word.
             let transcriber = try Transcriber.shared(Transcriber.Configuration(model: options.whisper, words: true), store: modelStore)
-            let transcript = try await transcriber.transcribe(file: note.audioPath, source: note.sourceName)
+            var transcript = try await transcriber.transcribe(file: note.audioPath, source: note.sourceName)
+            // who said what: labelled when there are two voices or more, or an enrolled person spoke
+            if diarizer == nil { diarizer = try Diarizer(store: modelStore) }
+            let voices = try diarizer!.diarize(file: note.audioPath)
+            if voices.speakers.count > 1 || voices.speakers.contains(where: \.enrolled) {
+                transcript = transcript.labelled(by: voices)
+            }
             let stored = transcript.segments.map { segment -> TranscriptSegment in
                 var kept = segment
                 kept.tokens = nil  // Whisper's token ids mean nothing to a note
@@ -181,7 +189,7 @@ public final class NotesPipeline {
                 return "no language model: key-word title"
             }
             let before = writer.model.usage
-            let text = try writer.write(transcript: note.transcript)
+            let text = try writer.write(transcript: note.transcriptForReading)
             let actions = String(decoding: try JSONEncoder().encode(text.actions), as: UTF8.self)
             try complete(.summarise, note: id, update: """
                 summary = ?, actions = ?, language_model = ?,

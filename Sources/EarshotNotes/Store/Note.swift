@@ -41,6 +41,23 @@ public struct Note: Sendable, Equatable {
     public var tags: [String]
     public var stages: [StageStatus]
 
+    /// The voices heard, in order of appearance (enrolled names, `SPEAKER_nn` for others); empty when the note was
+    /// not labelled (one voice nobody enrolled).
+    public var speakers: [String] {
+        var seen: [String] = []
+        for s in segments { if let speaker = s.speaker, !seen.contains(speaker) { seen.append(speaker) } }
+        return seen
+    }
+
+    /// The transcript as the language model reads it: a line per segment, `Name: ` before what an enrolled person
+    /// said, so action items can name their owners (only names: numbered voices would become title key words).
+    public var transcriptForReading: String {
+        guard segments.contains(where: { $0.speaker.map(Self.isName) ?? false }) else { return transcript }
+        return segments.map { s in (s.speaker.flatMap { Self.isName($0) ? "\($0): " : nil } ?? "") + s.text }.joined(separator: "\n")
+    }
+
+    static func isName(_ speaker: String) -> Bool { !speaker.hasPrefix("SPEAKER_") }
+
     /// Where the note's background work stands, in words: "ready", "summarise failed", "transcribe…",
     /// "waiting: embed".
     public var status: String {

@@ -41,11 +41,18 @@ async function show(id, focus = true) {
   $("note-summary").textContent = note.summary || "(not yet)";
   $("note-actions").innerHTML = note.actions.map((a) => `<li>${Earshot.escape(a)}</li>`).join("") || "<li class=muted>none</li>";
   // a button per word when the transcript has word times (per segment otherwise): the word being played is
-  // highlighted, and a click on a word plays from there
-  $("note-transcript").innerHTML = note.segments.map((s, i) => (s.words || []).length
+  // highlighted, and a click on a word plays from there; who said it before each part, a colour per voice
+  const voices = new Map();
+  const who = (s) => {
+    if (!s.speaker) return "";
+    if (!voices.has(s.speaker)) voices.set(s.speaker, voices.size);
+    return `<strong class="speaker voice-${voices.get(s.speaker) % 6}">${Earshot.escape(s.speaker)}</strong> `;
+  };
+  $("note-transcript").classList.toggle("by-speaker", note.segments.some((s) => s.speaker));
+  $("note-transcript").innerHTML = note.segments.map((s, i) => who(s) + ((s.words || []).length
     ? `<span class="segment" data-index="${i}">${s.words.map((w) =>
         `<button type="button" data-start="${w.start}" data-end="${w.end}">${Earshot.escape(w.word.trim())}</button>`).join(" ")}</span>`
-    : `<button type="button" data-start="${s.start}" data-end="${s.end}" data-index="${i}">${Earshot.escape(s.text)}</button>`).join(" ")
+    : `<button type="button" data-start="${s.start}" data-end="${s.end}" data-index="${i}">${Earshot.escape(s.text)}</button>`)).join(" ")
     || '<span class="muted">(transcribing…)</span>';
   $("new-title").value = note.title;
   for (const format of ["md", "txt", "srt", "vtt", "json"]) $(`export-${format}`).href = `/api/notes/${id}/export?format=${format}`;
