@@ -95,8 +95,9 @@ public actor NotesLibrary {
 
     public func note(_ id: Int) throws -> Note { try store.note(id) }
 
-    public func list(since: Date? = nil, tag: String? = nil, limit: Int? = nil) throws -> [Note] {
-        try store.list(since: since, tag: tag, limit: limit)
+    /// Notes, newest first: created since a date, carrying a tag, or in which `speaker` said something.
+    public func list(since: Date? = nil, tag: String? = nil, speaker: String? = nil, limit: Int? = nil) throws -> [Note] {
+        try store.list(since: since, tag: tag, speaker: speaker, limit: limit)
     }
 
     /// Notes matching `query` by words (accents and case ignored), by meaning, or both. Matches in

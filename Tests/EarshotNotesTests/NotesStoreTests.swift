@@ -179,6 +179,30 @@ final class NotesStoreTests: XCTestCase {
         XCTAssertThrowsError(try store.edit(999, title: "x")) { XCTAssertEqual($0 as? NotesError, .unknownNote(999)) }
     }
 
+    /// Notes in which a person speaks: their name as the segments store it, in either Unicode form; '_' in a
+    /// name is a letter, not LIKE's wildcard.
+    func testNotesAreListedBySpeaker() throws {
+        let store = try fixture.store()
+        func labelled(_ speakers: [String]) throws -> Int {
+            let id = try fixture.note(store, title: speakers.joined(separator: " and "), transcript: "words")
+            let segments = speakers.enumerated().map { i, name -> TranscriptSegment in
+                var s = TranscriptSegment(start: Double(i), end: Double(i) + 1, text: "hello")
+                s.speaker = name
+                return s
+            }
+            try store.db.query("UPDATE notes SET segments = ? WHERE id = ?",
+                               [.text(String(decoding: try JSONEncoder().encode(segments), as: UTF8.self)), .integer(Int64(id))])
+            return id
+        }
+        let ruth = try labelled(["Ruth", "SPEAKER_01"]), zoe = try labelled(["Zo\u{00EB}"]), plain = try fixture.note(store, title: "x", transcript: "y")
+        XCTAssertEqual(try store.list(speaker: "Ruth").map(\.id), [ruth])
+        XCTAssertEqual(try store.list(speaker: "SPEAKER_01").map(\.id), [ruth])
+        XCTAssertEqual(try store.list(speaker: "SPEAKERx01").map(\.id), [], "'_' is not a wildcard")
+        XCTAssertEqual(try store.list(speaker: "Zoe\u{0308}").map(\.id), [zoe], "a decomposed ë is the same name")
+        XCTAssertEqual(try store.list(speaker: "Rut").map(\.id), [], "a whole name, not a prefix")
+        XCTAssertEqual(Set(try store.list().map(\.id)), [ruth, zoe, plain])
+    }
+
     func testEditDeleteAndSchemaVersion() throws {
         let store = try fixture.store()
         let id = try fixture.note(store, title: "Old", transcript: "words", tags: ["a"])

@@ -189,13 +189,23 @@ public final class NotesStore {
 
     static let noteColumns = "id, created, source_name, audio_file, duration, title, title_by, summary, actions, transcript, segments, language_model"
 
-    /// Notes, newest first, optionally only those created since a date or carrying a tag.
-    public func list(since: Date? = nil, tag: String? = nil, limit: Int? = nil) throws -> [Note] {
+    /// Notes, newest first, optionally only those created since a date, carrying a tag, or in which a speaker
+    /// (an enrolled name or `SPEAKER_nn`, in either Unicode form) said something.
+    public func list(since: Date? = nil, tag: String? = nil, speaker: String? = nil, limit: Int? = nil) throws -> [Note] {
         try guarded {
             var sql = "SELECT \(Self.noteColumns) FROM notes WHERE 1"
             var values: [SQLValue] = []
             if let since { sql += " AND created >= ?"; values.append(.real(since.timeIntervalSince1970)) }
             if let tag { sql += " AND id IN (SELECT note_id FROM tags WHERE tag = ?)"; values.append(.text(tag)) }
+            if let speaker {
+                // the segments are stored as JSON: the speaker's field exactly as JSONEncoder writes it, with LIKE's
+                // wildcards escaped ('_' is common in names: SPEAKER_01)
+                let field = "\"speaker\":" + String(decoding: try JSONEncoder().encode(speaker.precomposedStringWithCanonicalMapping), as: UTF8.self)
+                let pattern = field.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+                    .replacingOccurrences(of: "_", with: "\\_")
+                sql += " AND segments LIKE ? ESCAPE '\\'"
+                values.append(.text("%\(pattern)%"))
+            }
             sql += " ORDER BY created DESC, id DESC"
             if let limit { sql += " LIMIT \(limit)" }
             return try notes(from: db.query(sql, values))

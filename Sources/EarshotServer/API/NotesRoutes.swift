@@ -26,7 +26,7 @@ enum NotesRoutes {
                     .orThrow(HTTPError(400, "mode must be words, meaning or both"))
                 return .json(try await notes.search(query, mode: mode, limit: limit, highlight: highlight))
             }
-            return .json(try await notes.list(tag: request.query["tag"], limit: limit).map(\.overview))
+            return .json(try await notes.list(tag: request.query["tag"], speaker: request.query["speaker"], limit: limit).map(\.overview))
         }
         router.add("POST", "/api/notes") { request, _ in
             let file = try request.requireFile("file")

@@ -9,10 +9,11 @@ enum NotesListCommand {
         options: [
             Option(name: "since", value: "date", help: "Only notes created on or after this date (YYYY-MM-DD)."),
             Option(name: "tag", value: "tag", help: "Only notes with this tag."),
+            Option(name: "speaker", value: "name", help: "Only notes in which this person (or SPEAKER_nn) speaks."),
             Option(name: "limit", value: "n", help: "At most n notes."),
             Option(name: "json", value: nil, help: "Print the notes as JSON."),
         ],
-        examples: ["earshot notes list", "earshot notes list --since 2026-11-01 --tag work --json"],
+        examples: ["earshot notes list", "earshot notes list --since 2026-11-01 --tag work --json", "earshot notes list --speaker Ruth"],
         run: run)
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
@@ -24,7 +25,7 @@ enum NotesListCommand {
             since = d
         }
         let limit = args.value("limit") == nil ? nil : try args.int("limit", default: 0, range: 1...1_000_000)
-        let notes = try await NotesCommand.readableLibrary().list(since: since, tag: args.value("tag"), limit: limit)
+        let notes = try await NotesCommand.readableLibrary().list(since: since, tag: args.value("tag"), speaker: args.value("speaker"), limit: limit)
         if args.flag("json") {
             try JSONOutput.document(notes.map(\.overview))
             return 0
