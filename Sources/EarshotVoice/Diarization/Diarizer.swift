@@ -53,13 +53,11 @@ public final class Diarizer: Sendable {
     public let profiles: VoiceProfileStore
     private let encoder: SpeakerEncoder
     private let vad: SpeechProbabilities
-    private let store: ModelStore
 
     public init(profiles: VoiceProfileStore? = nil, store: ModelStore = ModelStore()) throws {
         encoder = try SpeakerEncoder.shared(store: store)
         vad = try SpeechProbabilities(store: store)
         self.profiles = profiles ?? VoiceProfileStore(store: store)
-        self.store = store
     }
 
     /// Diarizes a recording in any format Earshot reads ("-" for standard input). `progress` gets the seconds
