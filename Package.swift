@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "EarshotLanguage", targets: ["EarshotLanguage"]),
         .library(name: "EarshotCore", targets: ["EarshotCore"]),
         .library(name: "EarshotServer", targets: ["EarshotServer"]),
+        .library(name: "EarshotBatch", targets: ["EarshotBatch"]),
     ],
     targets: [
         // C bridges, all through pkg-config: Debian's libraries and the runtimes setup installs.
@@ -52,6 +53,8 @@ let package = Package(
         .target(name: "EarshotLanguage", dependencies: ["EarshotCore", "CLlama", "CSpawn"]),
         // Capability: voice notes (SQLite store, staged pipeline over speech, voices and language, search, export).
         .target(name: "EarshotNotes", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotVoice", "EarshotLanguage", "CSQLite"]),
+        // Archives: jobs over many files with models loaded once (`earshot batch`, the Ray integration's worker).
+        .target(name: "EarshotBatch", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotSound", "EarshotVoice"]),
         // HTTP on Debian's libmicrohttpd: a few C lines for what Swift cannot call (varargs, a union).
         .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary("microhttpd")]),
         // The local web app and its HTTP API (OpenAI-compatible transcription, the Earshot API, the pages).
@@ -60,7 +63,7 @@ let package = Package(
                 resources: [.copy("Pages")]),
         // Thin command-line front end.
         .executableTarget(name: "earshot", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotSound", "EarshotVoice",
-                                                          "EarshotNotes", "EarshotLanguage", "EarshotServer"]),
+                                                          "EarshotNotes", "EarshotLanguage", "EarshotServer", "EarshotBatch"]),
 
         // A language model in a process of its own, started by EarshotLanguage's LanguageRunner.
         .executableTarget(name: "earshot-language-runner", dependencies: ["EarshotLanguage"]),
@@ -81,5 +84,6 @@ let package = Package(
                                                                     "EarshotCore", "EarshotTestSupport"]),
         .testTarget(name: "EarshotServerTests", dependencies: ["EarshotServer", "EarshotCore", "EarshotTestSupport"]),
         .testTarget(name: "EarshotCLITests", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotTestSupport"]),
+        .testTarget(name: "EarshotBatchTests", dependencies: ["EarshotBatch", "EarshotSpeech", "EarshotCore", "EarshotTestSupport"]),
     ]
 )

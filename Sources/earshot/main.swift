@@ -11,7 +11,7 @@ let root = Command(
         "arecord -q -t raw -f S16_LE -r 16000 -c 1 - | earshot listen -",
     ],
     subcommands: [TranscribeCommand.command, DiarizeCommand.command, ListenCommand.command, SoundCommand.command, VoiceCommand.command, NotesCommand.command,
-                  ServeCommand.command, ModelsCommand.command, DoctorCommand.command, ScoreCommand.command,
+                  ServeCommand.command, BatchCommand.command, ModelsCommand.command, DoctorCommand.command, ScoreCommand.command,
                   DemoCommand.command])
 
 let status = await CommandRunner.run(root, arguments: Array(CommandLine.arguments.dropFirst()))

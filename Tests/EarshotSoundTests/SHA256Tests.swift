@@ -9,4 +9,28 @@ final class SHA256Tests: XCTestCase {
         XCTAssertEqual(SHA256.hex(Data(String(repeating: "a", count: 1000).utf8)),
                        "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
     }
+
+    /// A file hashed a megabyte at a time gives the one-shot digest and coreutils' (pieces not a multiple of 64 bytes).
+    func testAFileHashedInPiecesMatchesTheWhole() throws {
+        var bytes = [UInt8](repeating: 0, count: (1 << 21) + 1_000_003)
+        var x: UInt32 = 12345
+        for i in bytes.indices { x = x &* 1_103_515_245 &+ 12345; bytes[i] = UInt8(truncatingIfNeeded: x >> 16) }
+        let data = Data(bytes)
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("sha-\(UUID().uuidString)")
+        try data.write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let whole = SHA256.hex(data)
+        XCTAssertEqual(try SHA256.hex(fileAt: url.path), whole)
+        var pieces = SHA256.Hasher()
+        for start in stride(from: 0, to: data.count, by: 1_000_001) { pieces.update(data[start..<min(data.count, start + 1_000_001)]) }
+        XCTAssertEqual(pieces.finish().map { String(format: "%02x", $0) }.joined(), whole)
+        let sum = Process()
+        sum.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+        sum.arguments = [url.path]
+        let out = Pipe()
+        sum.standardOutput = out
+        try sum.run()
+        sum.waitUntilExit()
+        XCTAssertEqual(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).prefix(64), Substring(whole))
+    }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// SHA-256 (FIPS 180-4). Foundation on Linux has no hashing, and no crypto package can be fetched.
 public enum SHA256 {
-    private static let k: [UInt32] = [
+    fileprivate static let k: [UInt32] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
         0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
         0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
@@ -14,19 +14,64 @@ public enum SHA256 {
     ]
 
     public static func hex(_ data: Data) -> String {
-        digest(data).map { String(format: "%02x", $0) }.joined()
+        hex(digest(data))
     }
 
     public static func digest(_ data: Data) -> [UInt8] {
-        var h: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
-        var message = [UInt8](data)
-        let bitLength = UInt64(message.count) * 8
-        message.append(0x80)
-        while message.count % 64 != 56 { message.append(0) }
-        for i in (0..<8).reversed() { message.append(UInt8(truncatingIfNeeded: bitLength >> (UInt64(i) * 8))) }
-        var w = [UInt32](repeating: 0, count: 64)
-        @inline(__always) func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
-        for chunk in stride(from: 0, to: message.count, by: 64) {
+        var hasher = Hasher()
+        hasher.update(data)
+        return hasher.finish()
+    }
+
+    /// The digest of a file's bytes, read a megabyte at a time (a recording of hours needs no more memory).
+    public static func hex(fileAt path: String) throws -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path])
+        }
+        defer { try? handle.close() }
+        var hasher = Hasher()
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(chunk) }
+        return hex(hasher.finish())
+    }
+
+    static func hex(_ digest: [UInt8]) -> String {
+        digest.map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Bytes fed in pieces; `finish` pads the message and gives the 32-byte digest.
+    public struct Hasher {
+        private var h: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
+        private var pending: [UInt8] = []
+        private var length: UInt64 = 0
+        private var w = [UInt32](repeating: 0, count: 64)
+
+        public init() {}
+
+        public mutating func update(_ data: Data) {
+            length += UInt64(data.count)
+            pending.append(contentsOf: data)
+            let whole = pending.count / 64 * 64
+            guard whole > 0 else { return }
+            pending.withUnsafeBufferPointer { bytes in
+                for chunk in stride(from: 0, to: whole, by: 64) { compress(bytes, at: chunk) }
+            }
+            pending.removeFirst(whole)
+        }
+
+        public mutating func finish() -> [UInt8] {
+            let bitLength = length * 8
+            pending.append(0x80)
+            while pending.count % 64 != 56 { pending.append(0) }
+            for i in (0..<8).reversed() { pending.append(UInt8(truncatingIfNeeded: bitLength >> (UInt64(i) * 8))) }
+            pending.withUnsafeBufferPointer { bytes in
+                for chunk in stride(from: 0, to: bytes.count, by: 64) { compress(bytes, at: chunk) }
+            }
+            pending = []
+            return h.flatMap { v in (0..<4).map { UInt8(truncatingIfNeeded: v >> (24 - 8 * UInt32($0))) } }
+        }
+
+        private mutating func compress(_ message: UnsafeBufferPointer<UInt8>, at chunk: Int) {
+            @inline(__always) func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
             for i in 0..<16 {
                 let b = chunk + 4 * i
                 w[i] = UInt32(message[b]) << 24 | UInt32(message[b + 1]) << 16 | UInt32(message[b + 2]) << 8 | UInt32(message[b + 3])
@@ -38,12 +83,11 @@ public enum SHA256 {
             }
             var (a, b, c, d, e, f, g, hh) = (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7])
             for i in 0..<64 {
-                let t1 = hh &+ (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) &+ ((e & f) ^ (~e & g)) &+ k[i] &+ w[i]
+                let t1 = hh &+ (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) &+ ((e & f) ^ (~e & g)) &+ SHA256.k[i] &+ w[i]
                 let t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) &+ ((a & b) ^ (a & c) ^ (b & c))
                 (hh, g, f, e, d, c, b, a) = (g, f, e, d &+ t1, c, b, a, t1 &+ t2)
             }
             for (i, v) in [a, b, c, d, e, f, g, hh].enumerated() { h[i] = h[i] &+ v }
         }
-        return h.flatMap { v in (0..<4).map { UInt8(truncatingIfNeeded: v >> (24 - 8 * UInt32($0))) } }
     }
 }

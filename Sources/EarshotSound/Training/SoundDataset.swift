@@ -17,8 +17,6 @@ public struct SoundDataset: Sendable {
     public var labels: [String]
     public var items: [Item]
 
-    static let audioExtensions: Set<String> = ["wav", "flac", "ogg", "oga", "opus", "mp3", "m4a", "aac", "aif", "aiff", "webm", "caf"]
-
     /// Scans `directory`; `meta` defaults to `DIR/meta.csv` when present. Label folders without audio are
     /// reported, and fewer than two labels is an error.
     public static func scan(_ directory: String, meta: String? = nil, labels fixedLabels: [String]? = nil) throws -> SoundDataset {
@@ -65,10 +63,7 @@ public struct SoundDataset: Sendable {
         return ((try? fm.contentsOfDirectory(atPath: directory)) ?? []).sorted().compactMap { name in
             var isDir: ObjCBool = false
             guard !name.hasPrefix("."), fm.fileExists(atPath: "\(directory)/\(name)", isDirectory: &isDir), isDir.boolValue else { return nil }
-            let resolved = URL(fileURLWithPath: "\(directory)/\(name)").resolvingSymlinksInPath().path
-            let files = ((try? fm.subpathsOfDirectory(atPath: resolved)) ?? [])
-                .filter { audioExtensions.contains(($0 as NSString).pathExtension.lowercased()) }.sorted()
-            return (name, files.map { "\(directory)/\(name)/\($0)" })
+            return (name, AudioFiles.list(under: "\(directory)/\(name)"))
         }
     }
 

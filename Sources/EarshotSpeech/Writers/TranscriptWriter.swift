@@ -117,24 +117,29 @@ public struct JSONTranscriptWriter: TranscriptWriting {
     private struct Document: Encodable {
         let source: String, model: String, language: String?, duration: Double, text: String, segments: [Segment]
     }
-    /// A segment as JSON: its times, text and (when asked for) words, times in milliseconds' precision.
-    private struct Segment: Encodable {
-        let start: Double, end: Double, text: String, speaker: String?, words: [TranscriptWord]?
+    /// A segment as `transcribe --json` writes it: its times, text, speaker and (when asked for) words, times and
+    /// probabilities rounded to thousandths. `earshot batch` writes the same shape.
+    public struct Segment: Codable, Sendable, Equatable {
+        public let start: Double, end: Double, text: String, speaker: String?, words: [TranscriptWord]?
     }
+
+    public static func segments(of t: Transcript) -> [Segment] {
+        t.segments.map { s in
+            Segment(start: ms(s.start), end: ms(s.end), text: s.text, speaker: s.speaker, words: s.words?.map {
+                var word = TranscriptWord(word: $0.word, start: ms($0.start), end: ms($0.end), probability: ms($0.probability))
+                word.speaker = $0.speaker
+                return word
+            })
+        }
+    }
+
+    static func ms(_ x: Double) -> Double { (x * 1000).rounded() / 1000 }
 
     public func render(_ t: Transcript) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        func ms(_ x: Double) -> Double { (x * 1000).rounded() / 1000 }
-        let doc = Document(source: t.source, model: t.model, language: t.language, duration: ms(t.duration), text: t.text,
-                           segments: t.segments.map { s in
-                               Segment(start: ms(s.start), end: ms(s.end), text: s.text, speaker: s.speaker, words: s.words?.map {
-                                   var word = TranscriptWord(word: $0.word, start: ms($0.start), end: ms($0.end),
-                                                             probability: (($0.probability * 1000).rounded()) / 1000)
-                                   word.speaker = $0.speaker
-                                   return word
-                               })
-                           })
+        let doc = Document(source: t.source, model: t.model, language: t.language, duration: Self.ms(t.duration), text: t.text,
+                           segments: Self.segments(of: t))
         return String(decoding: (try? encoder.encode(doc)) ?? Data(), as: UTF8.self) + "\n"
     }
 }

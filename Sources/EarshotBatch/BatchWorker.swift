@@ -1,0 +1,88 @@
+import EarshotCore
+import EarshotSound
+import EarshotSpeech
+import EarshotVoice
+import Foundation
+
+/// Runs batch jobs with every model loaded once for the worker's life: Whisper through the process's shared
+/// transcribers, the diarizer and the sound classifier on first use. A file that cannot be used gives a
+/// failed result; nothing a job holds can stop the worker.
+public final class BatchWorker: Sendable {
+    public let threads: Int
+    public let defaultModel: WhisperModel
+    private let store: ModelStore
+    private let diarizer = Locked<Diarizer?>(nil)
+    private let classifier = Locked<SoundClassifier?>(nil)
+
+    public init(threads: Int = SpeechRecognizer.defaultThreadCount, model: WhisperModel = .default, store: ModelStore = ModelStore()) {
+        self.threads = threads
+        self.defaultModel = model
+        self.store = store
+    }
+
+    public func run(_ job: BatchJob) async -> BatchResult {
+        let started = Date()
+        var result: BatchResult
+        do {
+            result = try await outcome(of: job)
+        } catch {
+            result = .failure(job, error)
+        }
+        result.seconds = (Date().timeIntervalSince(started) * 1000).rounded() / 1000
+        return result
+    }
+
+    private func outcome(of job: BatchJob) async throws -> BatchResult {
+        guard !job.tasks.isEmpty else { throw BatchError.badOption("\(job.path): the job asks for no task") }
+        var result = BatchResult(id: job.id, path: job.path, ok: true)
+        var transcript: Transcript?
+        if job.needsTranscript {
+            let configuration = try job.transcription(threads: threads, defaultModel: defaultModel)
+            transcript = try await Transcriber.shared(configuration, store: store).transcribe(file: job.path)
+        }
+        if job.needsVoices {
+            let voices = try loadedDiarizer().diarize(file: job.path, options: Diarizer.Options(numSpeakers: job.options.numSpeakers))
+            result.speakers = voices.speakers
+            result.turns = voices.turns
+            result.duration = voices.duration
+            if let labelled = transcript?.labelled(by: voices) {
+                transcript = labelled
+                if !job.tasks.contains(.words) { for i in labelled.segments.indices { transcript!.segments[i].words = nil } }
+            }
+        }
+        if let transcript {
+            result.duration = transcript.duration
+            result.text = transcript.text
+            result.language = transcript.language
+            result.model = transcript.model
+            result.segments = JSONTranscriptWriter.segments(of: transcript)
+        }
+        if job.tasks.contains(.sounds) {
+            let top = job.options.top ?? 5
+            guard (1...50).contains(top) else { throw BatchError.badOption("top must be 1-50, not \(top)") }
+            let sounds = try loadedClassifier().classify(file: job.path, top: top)
+            result.sounds = sounds.top
+            result.duration = result.duration ?? sounds.duration
+        }
+        result.duration = result.duration.map { ($0 * 1000).rounded() / 1000 }
+        return result
+    }
+
+    private func loadedDiarizer() throws -> Diarizer {
+        try diarizer.withLock { held in
+            if let held { return held }
+            let made = try Diarizer(store: store)
+            held = made
+            return made
+        }
+    }
+
+    private func loadedClassifier() throws -> SoundClassifier {
+        try classifier.withLock { held in
+            if let held { return held }
+            let made = try SoundClassifier.builtIn(store: store)
+            held = made
+            return made
+        }
+    }
+}
