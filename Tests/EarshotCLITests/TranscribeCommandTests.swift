@@ -83,6 +83,21 @@ final class TranscribeCommandTests: XCTestCase {
         XCTAssertTrue((json?["text"] as? String ?? "").lowercased().contains("notebook"))
     }
 
+    /// OpenBLAS would split the front-end's products over as many threads as it is told (Ray sets OMP_NUM_THREADS=1
+    /// in its workers; a bare process takes every core), and this clip read "Eg" with two threads, "EG" with one.
+    /// Earshot runs it on one thread whatever the environment says, so the transcript is the same everywhere.
+    func testTheTranscriptDoesNotDependOnBLASThreads() throws {
+        guard let speech = SharedData.folder("speech") else { throw XCTSkip("../shared/data/speech is not here") }
+        let clip = speech.appendingPathComponent("dctts_m_LJ001-0163.flac").path
+        let runs = try ["1", "2", "4"].map { n in
+            try CLI.run(["transcribe", "--json", "--words", "--threads", "1", clip],
+                        environment: ["OPENBLAS_NUM_THREADS": n, "OMP_NUM_THREADS": n])
+        }
+        XCTAssertEqual(runs[0].status, 0, runs[0].stderr)
+        XCTAssertEqual(runs[0].stdout, runs[1].stdout)
+        XCTAssertEqual(runs[0].stdout, runs[2].stdout)
+    }
+
     func testMissingModelNamesTheInstallCommand() throws {
         let a = try speechFile("a.wav", "hello")
         let r = try CLI.run(["transcribe", a.path], environment: ["EARSHOT_HOME": dir.appendingPathComponent("nothing").path])

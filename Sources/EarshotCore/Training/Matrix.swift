@@ -53,6 +53,7 @@ public struct Matrix: Sendable, Equatable, Codable {
         precondition(k == (transposeOther ? other.columns : other.rows), "inner dimensions differ")
         var out = Matrix(rows: m, columns: n)
         guard m > 0, n > 0, k > 0 else { return out }
+        BLAS.useOneThread()
         values.withUnsafeBufferPointer { a in
             other.values.withUnsafeBufferPointer { b in
                 out.values.withUnsafeMutableBufferPointer { c in

@@ -66,6 +66,7 @@ struct WhisperFeatures: Sendable {
             for i in 0..<n { framesMatrix[f * n + i] = padded[start + i] }
         }
         var spectrum = [Float](repeating: 0, count: frames * 2 * bins)
+        BLAS.useOneThread()
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(frames), Int32(2 * bins), Int32(n), 1,
                     framesMatrix, Int32(n), basis, Int32(2 * bins), 0, &spectrum, Int32(2 * bins))
         var power = [Float](repeating: 0, count: frames * bins)

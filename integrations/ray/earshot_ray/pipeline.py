@@ -1,0 +1,96 @@
+"""Ray Data over the files: an actor pool whose actors each own an `earshot batch` process, results streamed
+back to the driver and appended to the output dataset as they come (so a killed run keeps what it finished)."""
+
+import dataclasses
+import os
+import shutil
+import time
+
+import ray
+
+from .inputs import list_inputs
+from .output import OutputDataset
+from .worker import EarshotActor
+
+
+@dataclasses.dataclass
+class Summary:
+    files: int = 0
+    skipped: int = 0
+    done: int = 0
+    failed: int = 0
+    audio_seconds: float = 0.0
+    wall_seconds: float = 0.0
+
+    @property
+    def audio_hours_per_hour(self):
+        return self.audio_seconds / self.wall_seconds if self.wall_seconds > 0 else 0.0
+
+    def text(self):
+        return (f"{self.files} files: {self.done} done now, {self.skipped} already in the output, {self.failed} failed; "
+                f"{self.audio_seconds / 3600:.3f} h of audio in {self.wall_seconds:.1f} s "
+                f"({self.audio_hours_per_hour:.1f} audio hours per hour)")
+
+
+def find_earshot(earshot=None):
+    path = earshot or shutil.which("earshot")
+    if not path or not os.access(path, os.X_OK):
+        raise SystemExit("earshot_ray: the earshot program was not found: put it on PATH or pass --earshot PATH "
+                         "(it is .build/release/earshot after `make setup` in the Earshot source folder)")
+    return os.path.abspath(path)
+
+
+def transcribe(source, output, address=None, workers=None, threads_per_worker=2, tasks=("transcribe",), options=None,
+               model=None, earshot=None, batch_size=1, part_rows=64, part_seconds=30.0, retry_failed=False,
+               job_timeout=3600.0, progress=print):
+    """Runs every file of `source` (folder or manifest) not already in `output` through Earshot on the Ray cluster
+    at `address` (None: a local one, or the one this process is connected to). Returns a Summary."""
+    started = time.monotonic()
+    earshot = find_earshot(earshot)
+    out = OutputDataset(output)
+    items = list_inputs(source)
+    if retry_failed:
+        out.drop(out.failed_ids())
+    done = out.done_ids()
+    todo = [item for item in items if item["id"] not in done]
+    summary = Summary(files=len(items), skipped=len(items) - len(todo))
+    if not ray.is_initialized():
+        ray.init(address=address, logging_level="WARNING", log_to_driver=False)
+    if todo:
+        cpus = int(ray.cluster_resources().get("CPU", 1))
+        workers = workers or max(1, cpus // threads_per_worker)
+        # one block per file: the pool balances files, not chunks of the list
+        dataset = ray.data.from_items(todo, override_num_blocks=len(todo))
+        results = dataset.map_batches(
+            EarshotActor,
+            fn_constructor_kwargs={"earshot": earshot, "threads": threads_per_worker, "tasks": list(tasks),
+                                   "options": options or {}, "model": model, "job_timeout": job_timeout},
+            batch_size=batch_size, batch_format="numpy", num_cpus=threads_per_worker,
+            # Ray Data restarts an actor that dies and retries its batch (max_restarts and max_task_retries are -1)
+            compute=ray.data.ActorPoolStrategy(size=workers))
+        written, pending, last = set(), [], time.monotonic()
+        for batch in results.iter_rows():
+            row = dict(batch)
+            if row["id"] in written or row["id"] in done:
+                continue  # a retried batch that had already come back
+            written.add(row["id"])
+            pending.append(_plain(row))
+            summary.done += row["ok"]
+            summary.failed += not row["ok"]
+            summary.audio_seconds += row["duration"] or 0.0
+            if len(pending) >= part_rows or time.monotonic() - last >= part_seconds:
+                out.append(pending)
+                pending, last = [], time.monotonic()
+        out.append(pending)
+    summary.wall_seconds = time.monotonic() - started
+    if progress:
+        progress(summary.text())
+    return summary
+
+
+def _plain(row):
+    """numpy scalars from Ray as plain Python values for pyarrow."""
+    plain = {}
+    for key, value in row.items():
+        plain[key] = value.item() if hasattr(value, "item") else value
+    return plain
