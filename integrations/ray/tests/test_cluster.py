@@ -3,6 +3,7 @@ real speech: ../shared/data/speech when present, else sentences spoken by espeak
 transcripts as `earshot transcribe`, workers and actors killed mid-run, a file that kills its worker twice,
 a resumed run. Ray starts and stops inside the tests."""
 
+import glob
 import json
 import os
 import signal
@@ -17,7 +18,7 @@ import pyarrow.parquet as pq
 import ray
 from ray.cluster_utils import Cluster
 
-from earshot_ray import transcribe
+from earshot_ray import list_inputs, transcribe
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 EARSHOT = os.environ.get("EARSHOT", os.path.join(ROOT, ".build", "release", "earshot"))
@@ -80,8 +81,42 @@ def actor_processes():
     return found
 
 
+def parent(pid):
+    with open(f"/proc/{pid}/status") as handle:
+        return int(next(line for line in handle if line.startswith("PPid:")).split()[1])
+
+
 def rows(output):
     return pq.read_table(output).to_pylist()
+
+
+class InputTests(unittest.TestCase):
+    """What a run works through, without a cluster."""
+
+    def test_folders_manifests_and_their_mistakes(self):
+        with tempfile.TemporaryDirectory() as work:
+            for name in ["a/x.flac", "a/b/y.WAV", "a/readme.txt", "a/.cache/z.wav", "c.wav"]:
+                os.makedirs(os.path.dirname(os.path.join(work, name)), exist_ok=True)
+                open(os.path.join(work, name), "w").close()
+            listed = list_inputs(os.path.join(work, "a"))
+            self.assertEqual([i["id"] for i in listed], ["b/y.WAV", "x.flac"], "recordings at all depths, hidden skipped")
+            manifest = os.path.join(work, "list.txt")
+            with open(manifest, "w") as handle:
+                handle.write("# comment\nc.wav\n\n" + json.dumps({"id": "mine", "path": "/abs/q.mp3"}) + "\n")
+            self.assertEqual(list_inputs(manifest), [{"id": "c.wav", "path": os.path.join(work, "c.wav")},
+                                                     {"id": "mine", "path": "/abs/q.mp3"}])
+            with open(manifest, "a") as handle:
+                handle.write("c.wav\n")
+            with self.assertRaises(SystemExit) as twice:
+                list_inputs(manifest)
+            self.assertIn("listed twice", str(twice.exception))
+            with open(manifest, "w") as handle:
+                handle.write('{"id": 1}\n')
+            with self.assertRaises(SystemExit) as bad:
+                list_inputs(manifest)
+            self.assertIn("line 1 is not a job", str(bad.exception))
+            with self.assertRaises(SystemExit):
+                list_inputs(os.path.join(work, "nowhere"))
 
 
 class ClusterTests(unittest.TestCase):
@@ -137,11 +172,14 @@ class ClusterTests(unittest.TestCase):
             while time.monotonic() < deadline and len(earshot_processes()) < 2:
                 time.sleep(0.05)
             time.sleep(1.0)
+            owner = None
             for pid in earshot_processes()[:1]:
+                owner = parent(pid)
                 os.kill(pid, signal.SIGKILL)
                 killed.append(("earshot batch", pid))
             time.sleep(1.5)
-            for pid in actor_processes()[-1:]:
+            # the other actor: the one whose worker died keeps its count of the file's deaths
+            for pid in [a for a in actor_processes() if a != owner][:1]:
                 os.kill(pid, signal.SIGKILL)
                 killed.append(("actor", pid))
 
@@ -211,6 +249,29 @@ class ClusterTests(unittest.TestCase):
         third = self.run_earshot(folder, output)
         self.assertEqual((third.skipped, third.done), (8, 0), "nothing left to do")
         self.assertEqual(len(rows(output)), 8)
+
+    def test_a_driver_killed_mid_run_is_resumed_by_running_it_again(self):
+        folder = os.path.join(self.work, "driver")
+        paths = speech_files(folder, 16)
+        output = os.path.join(self.work, "driver.parquet")
+        command = [sys.executable, "-m", "earshot_ray", "transcribe", folder, "--output", output, "--address",
+                   self.cluster.address, "--workers", "2", "--threads-per-worker", "1", "--earshot", EARSHOT,
+                   "--part-rows", "2", "--json"]
+        env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        driver = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and len(glob.glob(os.path.join(output, "part-*.parquet"))) < 2:
+            time.sleep(0.05)
+        driver.kill()
+        driver.wait()
+        kept = len(rows(output))
+        self.assertTrue(2 <= kept < 16, f"killed part-way: {kept} rows kept")
+        again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+        self.assertEqual(again.returncode, 0, again.stderr[-2000:])
+        summary = json.loads(again.stdout.strip().splitlines()[-1])
+        self.assertEqual((summary["files"], summary["skipped"], summary["done"]), (16, kept, 16 - kept))
+        got = rows(output)
+        self.assertEqual(sorted(r["path"] for r in got), sorted(paths), "0 lost, 0 duplicated")
 
 
 if __name__ == "__main__":

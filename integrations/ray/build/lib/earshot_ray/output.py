@@ -12,7 +12,7 @@ SCHEMA = pa.schema([
     ("id", pa.string()), ("path", pa.string()), ("ok", pa.bool_()), ("duration", pa.float64()),
     ("text", pa.string()), ("language", pa.string()), ("model", pa.string()), ("segments", pa.string()),
     ("words", pa.string()), ("speakers", pa.string()), ("turns", pa.string()), ("sounds", pa.string()),
-    ("error", pa.string()), ("seconds", pa.float64()), ("attempts", pa.int64()),
+    ("error", pa.string()), ("seconds", pa.float64()), ("attempts", pa.int64()), ("node", pa.string()),
 ])
 
 

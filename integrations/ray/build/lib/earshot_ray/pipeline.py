@@ -66,9 +66,8 @@ def transcribe(source, output, address=None, workers=None, threads_per_worker=2,
             fn_constructor_kwargs={"earshot": earshot, "threads": threads_per_worker, "tasks": list(tasks),
                                    "options": options or {}, "model": model, "job_timeout": job_timeout},
             batch_size=batch_size, batch_format="numpy", num_cpus=threads_per_worker,
-            compute=ray.data.ActorPoolStrategy(size=workers),
-            # an actor that dies is started again and its batch retried on the pool
-            max_restarts=-1, max_task_retries=-1)
+            # Ray Data restarts an actor that dies and retries its batch (max_restarts and max_task_retries are -1)
+            compute=ray.data.ActorPoolStrategy(size=workers))
         written, pending, last = set(), [], time.monotonic()
         for batch in results.iter_rows():
             row = dict(batch)

@@ -14,7 +14,7 @@ import time
 
 # the columns of every result row, in this order: `segments`, `words`, `speakers`, `turns`, `sounds` as JSON text
 COLUMNS = ["id", "path", "ok", "duration", "text", "language", "model", "segments", "words", "speakers", "turns",
-           "sounds", "error", "seconds", "attempts"]
+           "sounds", "error", "seconds", "attempts", "node"]
 JSON_COLUMNS = ["segments", "speakers", "turns", "sounds"]
 DEATHS_ALLOWED = 2
 
@@ -106,13 +106,15 @@ class EarshotActor:
         self.tasks, self.options, self.job_timeout = list(tasks), dict(options or {}), job_timeout
         self.deaths = {}
         self.process = None
+        import ray  # only inside an actor: the row names the node that did the work
+        self.node = ray.get_runtime_context().get_node_id()
         self._start()
 
     def _start(self):
         self.process = EarshotProcess(self.earshot, self.threads, self.model)
 
     def __call__(self, batch):
-        rows = [self._one(ident, path) for ident, path in zip(batch["id"], batch["path"])]
+        rows = [dict(self._one(ident, path), node=self.node) for ident, path in zip(batch["id"], batch["path"])]
         return {column: [r[column] for r in rows] for column in COLUMNS}
 
     def _one(self, ident, path):
@@ -138,7 +140,7 @@ class EarshotActor:
 
 def row(result, attempts):
     """A result line as a table row: nested fields as JSON text, every column present."""
-    out = {column: result.get(column) for column in COLUMNS}
+    out = {column: result.get(column) for column in COLUMNS if column != "node"}
     for column in JSON_COLUMNS:
         out[column] = None if out[column] is None else json.dumps(out[column], ensure_ascii=False)
     words = [w for s in (result.get("segments") or []) for w in (s.get("words") or [])]
