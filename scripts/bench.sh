@@ -41,6 +41,8 @@ python3 "$ROOT/bench/server.py" || status=1
 "$VENV/bin/python" "$ROOT/bench/transcription.py" "$@" || status=1
 # word times against known boundaries (espeak-ng words joined with known pauses) and faster-whisper's word_timestamps
 "$VENV/bin/python" "$ROOT/bench/word_timing.py" || status=1
+# archives: the CLI, earshot batch, shards and earshot_ray on one and two local Ray nodes, the same files
+"$EARSHOT_HOME/ray-venv/bin/python" -W ignore "$ROOT/bench/archive.py" || status=1
 # two hours of 44.1 kHz stereo through each system once (about 14 minutes): peak memory and time
 "$VENV/bin/python" "$ROOT/bench/long_recording.py" || status=1
 exit $status

@@ -54,11 +54,15 @@ fi
 
 step "Earshot on Ray (ray[data], pyarrow; pinned, hash-checked, and integrations/ray) in $EARSHOT_HOME/ray-venv"
 RAY_VENV="$EARSHOT_HOME/ray-venv"
-want=$( (sha_of "$LOCK/ray-requirements.txt"; cd "$ROOT/integrations/ray" && find . -name '*.py' -o -name '*.toml' | sort | xargs sha256sum) | sha256sum | cut -d' ' -f1)
+want=$( (sha_of "$LOCK/ray-requirements.txt"; cd "$ROOT/integrations/ray" && ls pyproject.toml README.md earshot_ray/*.py | xargs sha256sum) \
+  | sha256sum | cut -d' ' -f1)
 if ! stamp_ok "$RAY_VENV/.earshot-stamp" "$want"; then
   rm -rf "$RAY_VENV" && python3 -m venv "$RAY_VENV"
   "$RAY_VENV/bin/pip" install -q --disable-pip-version-check --no-deps --require-hashes -r "$LOCK/ray-requirements.txt"
-  "$RAY_VENV/bin/pip" install -q --disable-pip-version-check --no-deps --no-build-isolation "$ROOT/integrations/ray"
+  # built from a copy: pip's build folders stay out of the source tree
+  RAY_SRC=$(mktemp -d) && cp -r "$ROOT/integrations/ray/pyproject.toml" "$ROOT/integrations/ray/README.md" "$ROOT/integrations/ray/earshot_ray" "$RAY_SRC/"
+  "$RAY_VENV/bin/pip" install -q --disable-pip-version-check --no-deps --no-build-isolation "$RAY_SRC"
+  rm -rf "$RAY_SRC"
   "$RAY_VENV/bin/python" -c "import earshot_ray, ray.data, pyarrow.parquet"
   echo "$want" > "$RAY_VENV/.earshot-stamp"
 fi

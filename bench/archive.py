@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Throughput of archives: the plain CLI, `earshot batch`, shards without Ray, and earshot_ray on one and on two
+Ray nodes, over the same files (make bench; run with $EARSHOT_HOME/ray-venv/bin/python).
+
+Each configuration transcribes the same files (../shared/data/speech, every --every-th utterance) with tiny.en
+(greedy) from a cold process, model load included; passes alternate so noise hits them alike. Reports audio
+seconds per wall second (median), Ray's overhead against the CLI on the same cores, and the scaling efficiency
+of two one-CPU nodes against one. Every configuration's transcripts are checked identical to the CLI's."""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "integrations", "ray"))
+
+import pyarrow.parquet as pq  # noqa: E402
+import ray  # noqa: E402
+from ray.cluster_utils import Cluster  # noqa: E402
+
+from earshot_ray import transcribe  # noqa: E402
+
+
+def speech_files(every):
+    base = os.environ.get("EARSHOT_DATA") or os.path.join(os.path.dirname(ROOT), "shared", "data")
+    folder = os.path.join(base, "speech")
+    if not os.path.isdir(folder):
+        return None
+    return sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".flac"))[::every]
+
+
+def cli(earshot, files, threads):
+    out = subprocess.run([earshot, "transcribe", "--json", "--no-progress", "--threads", str(threads), *files],
+                         check=True, capture_output=True, text=True).stdout
+    return {d["source"]: d["text"] for d in json.loads(out)}
+
+
+def batch(earshot, files, threads):
+    jobs = "".join(json.dumps({"id": f, "path": f}) + "\n" for f in files)
+    out = subprocess.run([earshot, "batch", "--threads", str(threads)], input=jobs, check=True, capture_output=True,
+                         text=True).stdout
+    return {r["id"]: r["text"] for r in map(json.loads, out.splitlines())}
+
+
+def shards(earshot, files, count):
+    """`count` processes of `earshot batch --shard I/N --threads 1` side by side over a manifest."""
+    with tempfile.TemporaryDirectory() as work:
+        manifest = os.path.join(work, "files.txt")
+        with open(manifest, "w") as handle:
+            handle.write("\n".join(files) + "\n")
+        running = [subprocess.Popen([earshot, "batch", "--threads", "1", "--shard", f"{i}/{count}", "--output",
+                                     os.path.join(work, "out"), "--no-progress", manifest],
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) for i in range(count)]
+        texts = {}
+        for process in running:
+            out, _ = process.communicate()
+            texts.update({r["id"]: r["text"] for r in map(json.loads, out.splitlines())})
+        return texts
+
+
+def on_ray(earshot, files, workers, threads, address):
+    with tempfile.TemporaryDirectory() as work:
+        manifest = os.path.join(work, "files.txt")
+        with open(manifest, "w") as handle:
+            handle.write("\n".join(files) + "\n")
+        transcribe(manifest, os.path.join(work, "out"), workers=workers, threads_per_worker=threads, earshot=earshot,
+                   progress=None)
+        return {r["path"]: r["text"] for r in pq.read_table(os.path.join(work, "out")).to_pylist()}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--earshot", default=os.path.join(ROOT, ".build/release/earshot"))
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--every", type=int, default=2, help="take every n-th utterance (default 2: 87 files)")
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench/results"))
+    args = ap.parse_args()
+    files = speech_files(args.every)
+    if files is None:
+        print("skipping the archive benchmark: ../shared/data/speech (or $EARSHOT_DATA/speech) is not here")
+        return 0
+    audio = sum(float(subprocess.run(["soxi", "-D", f], capture_output=True, text=True).stdout) for f in files)
+    print(f"==> archive throughput: {len(files)} files, {audio:.0f} s of audio, tiny.en greedy, {args.runs} passes")
+
+    # Ray on one node with both CPUs, and a two-node cluster of one CPU each: both clusters stay up for all passes
+    one_node = Cluster(initialize_head=True, head_node_args={"num_cpus": 2})
+    two_nodes = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
+    two_nodes.add_node(num_cpus=1)
+    two_nodes.wait_for_nodes()
+
+    def ray_run(cluster, workers, threads):
+        def run():
+            ray.init(address=cluster.address, logging_level="WARNING", log_to_driver=False)
+            try:
+                return on_ray(args.earshot, files, workers, threads, cluster.address)
+            finally:
+                ray.shutdown()
+        return run
+
+    configurations = [
+        ("earshot transcribe --threads 2", lambda: cli(args.earshot, files, 2)),
+        ("earshot batch --threads 2", lambda: batch(args.earshot, files, 2)),
+        ("2 × earshot batch --shard I/2 --threads 1", lambda: shards(args.earshot, files, 2)),
+        ("Ray, 1 node: 1 worker × 2 threads", ray_run(one_node, 1, 2)),
+        ("Ray, 1 node: 2 workers × 1 thread", ray_run(one_node, 2, 1)),
+        ("Ray, 2 nodes: 1 worker × 1 thread", ray_run(two_nodes, 1, 1)),
+        ("Ray, 2 nodes: 2 workers × 1 thread", ray_run(two_nodes, 2, 1)),
+    ]
+    times = {name: [] for name, _ in configurations}
+    reference = None
+    mismatches = {name: 0 for name, _ in configurations}
+    try:
+        for _ in range(args.runs):
+            for name, run in configurations:
+                start = time.perf_counter()
+                texts = run()
+                times[name].append(time.perf_counter() - start)
+                if reference is None:
+                    reference = texts
+                mismatches[name] = sum(texts.get(f) != reference[f] for f in files)
+    finally:
+        two_nodes.shutdown()
+        one_node.shutdown()
+
+    median = {name: statistics.median(t) for name, t in times.items()}
+    rate = {name: audio / median[name] for name in median}
+    print("| configuration | median wall time | audio s per wall s | transcripts unlike the CLI's |")
+    print("|---|---|---|---|")
+    for name in times:
+        print(f"| {name} | {median[name]:.1f} s | {rate[name]:.1f} | {mismatches[name]} |")
+    overhead_1x2 = median["Ray, 1 node: 1 worker × 2 threads"] / median["earshot transcribe --threads 2"] - 1
+    overhead_2x1 = median["Ray, 1 node: 2 workers × 1 thread"] / median["2 × earshot batch --shard I/2 --threads 1"] - 1
+    efficiency = rate["Ray, 2 nodes: 2 workers × 1 thread"] / (2 * rate["Ray, 2 nodes: 1 worker × 1 thread"])
+    print(f"Ray overhead over the CLI on the same 2 cores: {overhead_1x2 * 100:+.1f}% (1 × 2 vs transcribe --threads 2), "
+          f"{overhead_2x1 * 100:+.1f}% (2 × 1 vs two shards)")
+    print(f"two-node scaling efficiency (2 workers on 2 one-CPU nodes vs 1): {efficiency:.2f}")
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "archive.json"), "w") as handle:
+        json.dump({"files": len(files), "audio_seconds": audio, "times": times, "mismatches": mismatches,
+                   "overhead_1x2": overhead_1x2, "overhead_2x1": overhead_2x1, "efficiency": efficiency}, handle, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
