@@ -66,7 +66,7 @@ examples: setup
 
 # The library's concurrency under the thread sanitizer: each capability driven from 8 tasks at once, the live
 # streams, the core, the notes store and the HTTP server (a separate build folder; any data race fails the run).
-TSAN_TESTS = ConcurrentUseTests|EarshotCoreTests|LiveTranscriberTests|NotesStoreTests|AccessPolicyTests|LiveAPITests|WorkQueueTests
+TSAN_TESTS = ConcurrentUseTests|EarshotCoreTests|LiveTranscriberTests|NotesStoreTests|AccessPolicyTests|LiveAPITests|ConnectionLoadTests|WorkQueueTests
 tsan: setup
 	$(SWIFT) build --build-tests --sanitize=thread --build-path .build/tsan
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build --sanitize=thread --build-path .build/tsan --filter '$(TSAN_TESTS)'

@@ -87,14 +87,8 @@ def main():
     audio = sum(float(subprocess.run(["soxi", "-D", f], capture_output=True, text=True).stdout) for f in files)
     print(f"==> archive throughput: {len(files)} files, {audio:.0f} s of audio, tiny.en greedy, {args.runs} passes")
 
-    # Ray on one node with both CPUs, and a two-node cluster of one CPU each: both clusters stay up for all passes
-    one_node = Cluster(initialize_head=True, head_node_args={"num_cpus": 2})
-    two_nodes = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
-    two_nodes.add_node(num_cpus=1)
-    two_nodes.wait_for_nodes()
-
-    def ray_run(cluster, workers, threads):
-        def run():
+    def ray_run(workers, threads):
+        def run(cluster):
             ray.init(address=cluster.address, logging_level="WARNING", log_to_driver=False)
             try:
                 return on_ray(args.earshot, files, workers, threads, cluster.address)
@@ -102,30 +96,40 @@ def main():
                 ray.shutdown()
         return run
 
-    configurations = [
-        ("earshot transcribe --threads 2", lambda: cli(args.earshot, files, 2)),
-        ("earshot batch --threads 2", lambda: batch(args.earshot, files, 2)),
-        ("2 × earshot batch --shard I/2 --threads 1", lambda: shards(args.earshot, files, 2)),
-        ("Ray, 1 node: 1 worker × 2 threads", ray_run(one_node, 1, 2)),
-        ("Ray, 1 node: 2 workers × 1 thread", ray_run(one_node, 2, 1)),
-        ("Ray, 2 nodes: 1 worker × 1 thread", ray_run(two_nodes, 1, 1)),
-        ("Ray, 2 nodes: 2 workers × 1 thread", ray_run(two_nodes, 2, 1)),
+    def plain(run):
+        return lambda cluster: run()
+
+    # three phases, each cluster up only for its own (two idle clusters side by side slowed the runs): without Ray,
+    # Ray on one node with both CPUs, Ray on two nodes of one CPU each; passes alternate within a phase
+    phases = [
+        (None, [("earshot transcribe --threads 2", plain(lambda: cli(args.earshot, files, 2))),
+                ("earshot batch --threads 2", plain(lambda: batch(args.earshot, files, 2))),
+                ("earshot batch --threads 1", plain(lambda: batch(args.earshot, files, 1))),
+                ("2 × earshot batch --shard I/2 --threads 1", plain(lambda: shards(args.earshot, files, 2)))]),
+        ([2], [("Ray, 1 node: 1 worker × 2 threads", ray_run(1, 2)),
+               ("Ray, 1 node: 2 workers × 1 thread", ray_run(2, 1))]),
+        ([1, 1], [("Ray, 2 nodes: 1 worker × 1 thread", ray_run(1, 1)),
+                  ("Ray, 2 nodes: 2 workers × 1 thread", ray_run(2, 1))]),
     ]
-    times = {name: [] for name, _ in configurations}
-    reference = None
-    mismatches = {name: 0 for name, _ in configurations}
-    try:
-        for _ in range(args.runs):
-            for name, run in configurations:
-                start = time.perf_counter()
-                texts = run()
-                times[name].append(time.perf_counter() - start)
-                if reference is None:
-                    reference = texts
-                mismatches[name] = sum(texts.get(f) != reference[f] for f in files)
-    finally:
-        two_nodes.shutdown()
-        one_node.shutdown()
+    times, mismatches, reference = {}, {}, None
+    for nodes, configurations in phases:
+        cluster = None
+        if nodes:
+            cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": nodes[0]})
+            for cpus in nodes[1:]:
+                cluster.add_node(num_cpus=cpus)
+            cluster.wait_for_nodes()
+        try:
+            for _ in range(args.runs):
+                for name, run in configurations:
+                    start = time.perf_counter()
+                    texts = run(cluster)
+                    times.setdefault(name, []).append(time.perf_counter() - start)
+                    reference = reference or texts
+                    mismatches[name] = sum(texts.get(f) != reference[f] for f in files)
+        finally:
+            if cluster:
+                cluster.shutdown()
 
     median = {name: statistics.median(t) for name, t in times.items()}
     rate = {name: audio / median[name] for name in median}
@@ -136,13 +140,17 @@ def main():
     overhead_1x2 = median["Ray, 1 node: 1 worker × 2 threads"] / median["earshot transcribe --threads 2"] - 1
     overhead_2x1 = median["Ray, 1 node: 2 workers × 1 thread"] / median["2 × earshot batch --shard I/2 --threads 1"] - 1
     efficiency = rate["Ray, 2 nodes: 2 workers × 1 thread"] / (2 * rate["Ray, 2 nodes: 1 worker × 1 thread"])
+    # what two busy cores of this one machine allow without Ray: two shards against one process
+    ceiling = rate["2 × earshot batch --shard I/2 --threads 1"] / (2 * rate["earshot batch --threads 1"])
     print(f"Ray overhead over the CLI on the same 2 cores: {overhead_1x2 * 100:+.1f}% (1 × 2 vs transcribe --threads 2), "
           f"{overhead_2x1 * 100:+.1f}% (2 × 1 vs two shards)")
-    print(f"two-node scaling efficiency (2 workers on 2 one-CPU nodes vs 1): {efficiency:.2f}")
+    print(f"two-node scaling efficiency (2 workers on 2 one-CPU nodes vs 1): {efficiency:.2f}; the same machine without "
+          f"Ray (2 shards vs 1 process, both single-threaded): {ceiling:.2f}; Ray's share: {efficiency / ceiling:.2f}")
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "archive.json"), "w") as handle:
         json.dump({"files": len(files), "audio_seconds": audio, "times": times, "mismatches": mismatches,
-                   "overhead_1x2": overhead_1x2, "overhead_2x1": overhead_2x1, "efficiency": efficiency}, handle, indent=2)
+                   "overhead_1x2": overhead_1x2, "overhead_2x1": overhead_2x1, "efficiency": efficiency,
+                   "ceiling": ceiling}, handle, indent=2)
     return 0
 
 

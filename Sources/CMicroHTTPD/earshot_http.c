@@ -4,7 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-struct MHD_Daemon *earshot_http_start(const char *host, uint16_t port, unsigned connection_limit, unsigned timeout_seconds,
+struct MHD_Daemon *earshot_http_start(const char *host, uint16_t port, unsigned connection_limit, unsigned per_ip_limit,
+                                      unsigned threads, unsigned timeout_seconds,
                                       MHD_AccessHandlerCallback handler, void *handler_cls,
                                       MHD_RequestCompletedCallback completed, void *completed_cls,
                                       char *error, size_t error_size) {
@@ -20,12 +21,16 @@ struct MHD_Daemon *earshot_http_start(const char *host, uint16_t port, unsigned 
         snprintf(error, error_size, "cannot use address %s: %s", host, gai_strerror(rc));
         return NULL;
     }
-    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD;
+    // an event loop (epoll) on a few threads: an idle or trickling socket costs a descriptor, not a thread; requests
+    // whose answer takes time are suspended and resumed when it is ready
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME;
     if (found->ai_family == AF_INET6) flags |= MHD_USE_IPv6;
     struct MHD_Daemon *daemon = MHD_start_daemon(
         flags, port, NULL, NULL, handler, handler_cls,
         MHD_OPTION_SOCK_ADDR, found->ai_addr,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit,
+        MHD_OPTION_THREAD_POOL_SIZE, threads,
         MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
         MHD_OPTION_END);

@@ -2,7 +2,8 @@ import Foundation
 
 /// A TCP client that writes exactly the bytes given, for requests curl will not send (lying lengths, bodies
 /// that never end). Reads what the server answers until it closes the connection or `seconds` pass.
-public final class RawHTTPConnection {
+public final class RawHTTPConnection: @unchecked Sendable {
+    // @unchecked: the socket is written by one thread at a time in the tests; it is never reassigned.
     private let socket: Int32
 
     public init(port: Int) throws {

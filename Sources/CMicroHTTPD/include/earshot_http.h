@@ -10,9 +10,11 @@
 #include <microhttpd.h>
 
 /// Starts a daemon on `host` (a numeric IPv4/IPv6 address or a name that resolves to one) and `port` (0 picks a
-/// free one), one thread per connection, at most `connection_limit` connections, idle ones closed after
-/// `timeout_seconds`. Returns NULL with a reason in `error` when the address cannot be used.
-struct MHD_Daemon *earshot_http_start(const char *host, uint16_t port, unsigned connection_limit, unsigned timeout_seconds,
+/// free one): an epoll event loop on `threads` threads with suspend/resume, at most `connection_limit` connections
+/// (`per_ip_limit` from one address), idle ones closed after `timeout_seconds`. Returns NULL with a reason in `error`
+/// when the address cannot be used.
+struct MHD_Daemon *earshot_http_start(const char *host, uint16_t port, unsigned connection_limit, unsigned per_ip_limit,
+                                      unsigned threads, unsigned timeout_seconds,
                                       MHD_AccessHandlerCallback handler, void *handler_cls,
                                       MHD_RequestCompletedCallback completed, void *completed_cls,
                                       char *error, size_t error_size);

@@ -57,8 +57,7 @@ public final class AppServer: Sendable {
         self.services = services
         let router = Routes.all(services)
         let policy = AccessPolicy(token: configuration.token)
-        var limits = HTTPServer.Limits(maxUpload: configuration.maxUpload)
-        limits.connections = max(64, configuration.queueCapacity * 2)
+        let limits = HTTPServer.Limits(maxUpload: configuration.maxUpload)
         let log = configuration.log
         var logger: HTTPServer.Logger?
         if log.format != .off {

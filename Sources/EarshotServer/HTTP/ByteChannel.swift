@@ -1,15 +1,21 @@
 import EarshotCore
 import Foundation
 
-/// Bytes from a producer (a live session, a long job's progress) to one HTTP connection's thread, which blocks
-/// in `receive` until there is something to send. Closing from either end ends the stream: `finish` from the
-/// producer, `cancel` when the client goes away (the producer sees `isCancelled` and stops).
+/// Bytes from a producer (a live session, a long job's progress) to one HTTP connection. The server takes what
+/// is there; when nothing is, its connection is suspended (holding no thread) and the next `send`, `finish` or
+/// keep-alive wakes it. Closing from either end ends the stream: `finish` from the producer, `cancel` when the
+/// client goes away (the producer sees `isCancelled` and stops).
 public final class ByteChannel: @unchecked Sendable {
     // @unchecked: every field is read and written under `condition`.
     private let condition = NSCondition()
     private var pending = Data()
     private var finished = false
     private var cancelled = false
+    /// How to wake the connection while it waits suspended for bytes; nil while it is not waiting.
+    private var wake: (@Sendable () -> Void)?
+    private var waits = 0
+    /// Seconds of silence after which a comment line goes out, so proxies and browsers keep the connection.
+    static let keepAlive = 15.0
 
     public init() {}
 
@@ -18,12 +24,14 @@ public final class ByteChannel: @unchecked Sendable {
     /// Queues `data`; returns false when the client has gone (nothing more needs producing).
     @discardableResult
     public func send(_ data: Data) -> Bool {
-        condition.withLock {
-            guard !cancelled, !finished else { return false }
+        let (accepted, waiting) = condition.withLock { () -> (Bool, (@Sendable () -> Void)?) in
+            guard !cancelled, !finished else { return (false, nil) }
             pending.append(data)
-            condition.broadcast()
-            return true
+            defer { wake = nil }
+            return (true, wake)
         }
+        waiting?()
+        return accepted
     }
 
     /// One Server-Sent Event: `event` names it, `data` is one line of JSON.
@@ -39,23 +47,54 @@ public final class ByteChannel: @unchecked Sendable {
         return sendEvent(event, json: data)
     }
 
-    public func finish() { condition.withLock { finished = true; condition.broadcast() } }
-
-    func cancel() { condition.withLock { cancelled = true; condition.broadcast() } }
-
-    /// Up to `max` bytes, waiting for them; nil at the end of the stream. A comment line goes out every 15 s of
-    /// silence so proxies and browsers keep the connection.
-    func receive(max: Int) -> Data? {
-        condition.withLock {
-            while pending.isEmpty && !finished && !cancelled {
-                if !condition.wait(until: Date().addingTimeInterval(15)) && pending.isEmpty && !finished && !cancelled {
-                    pending.append(Data(": keep-alive\n\n".utf8))
-                }
-            }
-            if pending.isEmpty || cancelled { return nil }
-            let chunk = pending.prefix(max)
-            pending.removeFirst(chunk.count)
-            return Data(chunk)
+    public func finish() {
+        let waiting = condition.withLock { () -> (@Sendable () -> Void)? in
+            finished = true
+            defer { wake = nil }
+            return wake
         }
+        waiting?()
+    }
+
+    func cancel() { condition.withLock { cancelled = true; wake = nil } }
+
+    enum Take: Equatable {
+        case bytes(Data)
+        case end
+        /// Nothing yet: the connection was suspended and `wake` will be called when there is.
+        case wait
+    }
+
+    /// Up to `max` bytes, or the end of the stream; when there is nothing yet, `suspend` is called (under the
+    /// channel's lock, so no `send` can slip between the look and the suspension) and, if it suspended, the
+    /// channel keeps `wake` for the next `send`, `finish` or keep-alive. A suspension refused (the server
+    /// stopping) ends the stream.
+    func take(max: Int, suspend: () -> Bool, wake: @escaping @Sendable () -> Void) -> Take {
+        let taken = condition.withLock { () -> (Take, Int?) in
+            if cancelled { return (.end, nil) }
+            if !pending.isEmpty {
+                let chunk = pending.prefix(max)
+                pending.removeFirst(chunk.count)
+                return (.bytes(Data(chunk)), nil)
+            }
+            if finished || !suspend() { return (.end, nil) }
+            self.wake = wake
+            waits += 1
+            return (.wait, waits)
+        }
+        if let wait = taken.1 {
+            DispatchQueue.global().asyncAfter(deadline: .now() + Self.keepAlive) { [weak self] in self?.keepAliveIfStill(wait) }
+        }
+        return taken.0
+    }
+
+    private func keepAliveIfStill(_ wait: Int) {
+        let waiting = condition.withLock { () -> (@Sendable () -> Void)? in
+            guard waits == wait, let wake, !cancelled, !finished else { return nil }
+            pending.append(Data(": keep-alive\n\n".utf8))
+            self.wake = nil
+            return wake
+        }
+        waiting?()
     }
 }

@@ -2,9 +2,11 @@ internal import CMicroHTTPD
 import EarshotCore
 import Foundation
 
-/// An HTTP/1.1 server on libmicrohttpd: one thread per connection, bodies streamed to disk under a size limit,
-/// multipart forms parsed by the library's post processor. Handlers are async; the connection's thread waits
-/// for them (it is not one of Swift's cooperative threads, so waiting there blocks nothing else).
+/// An HTTP/1.1 server on libmicrohttpd: an epoll event loop on a few threads, bodies streamed to disk under a
+/// size limit, multipart forms parsed by the library's post processor. Handlers are async: while one runs, its
+/// connection is suspended (out of the event loop, holding no thread) and resumed with the answer; a stream with
+/// nothing to send waits the same way. So idle, trickling or waiting connections cost a descriptor each, and
+/// thousands of them cannot keep an answer from anyone else.
 public final class HTTPServer: @unchecked Sendable {
     // @unchecked: `daemon` and `port` are set once in init, `daemon` cleared once in stop (under `stopping`); the rest
     // is immutable.
@@ -15,9 +17,14 @@ public final class HTTPServer: @unchecked Sendable {
         /// `known_speaker_references[]`, take several hundred KB); all of a form's text fields together may
         /// hold four times this.
         public var maxField: Int = 1 << 20
-        public var connections: Int = 64
-        /// Seconds a connection may sit idle.
-        public var idleTimeout: Int = 120
+        /// Connections open at once (each costs a descriptor, no thread), and from one address.
+        public var connections: Int = 4096
+        public var connectionsPerAddress: Int = 2048
+        /// Threads of the event loop (request heads, bodies to disk, answers out; handlers run on Swift's own).
+        public var threads: Int = 4
+        /// Seconds a connection may sit idle: sending nothing, or waiting for a request's next bytes. Streams send
+        /// a keep-alive every 15 s, and a connection waiting for its handler's answer is not idle.
+        public var idleTimeout: Int = 30
 
         public init(maxUpload: Int) { self.maxUpload = maxUpload }
     }
@@ -39,6 +46,7 @@ public final class HTTPServer: @unchecked Sendable {
     let commonHeaders: [(String, String)]
     private var daemon: OpaquePointer?
     private let stopping = NSLock()
+    let suspensions = Suspensions()
 
     /// Starts listening on `host`:`port` (0: any free port, see `port`). Uploads go to files under `uploads`.
     public init(host: String, port: Int, limits: Limits, uploads: URL, commonHeaders: [(String, String)] = [],
@@ -53,7 +61,9 @@ public final class HTTPServer: @unchecked Sendable {
         var error = [CChar](repeating: 0, count: 256)
         // unretained: deinit stops the daemon (joining its threads) before this object goes
         let me = Unmanaged.passUnretained(self).toOpaque()
-        guard let daemon = earshot_http_start(host, UInt16(port), UInt32(limits.connections), UInt32(limits.idleTimeout),
+        let connections = Self.descriptorsAllowing(limits.connections)
+        guard let daemon = earshot_http_start(host, UInt16(port), UInt32(connections), UInt32(min(connections, limits.connectionsPerAddress)),
+                                              UInt32(max(1, limits.threads)), UInt32(limits.idleTimeout),
                                               accessHandler, me, requestCompleted, me, &error, error.count) else {
             throw ServerError.cannotListen(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
@@ -61,13 +71,29 @@ public final class HTTPServer: @unchecked Sendable {
         self.port = Int(earshot_http_port(daemon))
     }
 
-    /// Stops accepting connections and waits for the open ones to end.
+    /// Stops accepting connections and closes the open ones: requests still waiting for their handler get 503,
+    /// streams end.
     public func stop() {
         stopping.withLock {
             guard let daemon else { return }
+            suspensions.stopAll()
             MHD_stop_daemon(daemon)
             self.daemon = nil
         }
+    }
+
+    /// The connection limit this process's descriptors allow: the soft limit raised to the hard one, less room
+    /// for the files the server itself opens.
+    static func descriptorsAllowing(_ wanted: Int) -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return min(wanted, 512) }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        let room = Int(min(limit.rlim_cur, rlim_t(Int32.max))) - 256
+        return max(16, min(wanted, room))
     }
 
     deinit { stop() }
@@ -80,7 +106,7 @@ public final class HTTPServer: @unchecked Sendable {
             let head = RequestHead(method: method.uppercased(), path: url, query: values(connection, .GET_ARGUMENT_KIND, lowercased: false),
                                    headers: values(connection, .HEADER_KIND, lowercased: true),
                                    cookies: values(connection, .COOKIE_KIND, lowercased: false))
-            let exchange = Exchange(head: head, sink: UploadSink(folder: uploads, maxField: limits.maxField))
+            let exchange = Exchange(head: head, sink: UploadSink(folder: uploads, maxField: limits.maxField), handle: ConnectionHandle(connection))
             state.pointee = Unmanaged.passRetained(exchange).toOpaque()
             if let refusal = gate(head) ?? bodyRefusal(head) { return answer(exchange, refusal, on: connection) }
             exchange.openBody(connection)
@@ -105,17 +131,27 @@ public final class HTTPServer: @unchecked Sendable {
             size.pointee = 0
             return MHD_Result.YES
         }
-        let body = exchange.finishBody()
-        let response: HTTPResponse
-        if let failure = exchange.sink.failure {
-            response = failure.response
-        } else {
+        // the body is in: run the handler with the connection suspended, answer when it resumes with the response
+        if !exchange.handling {
+            exchange.handling = true
+            let body = exchange.finishBody()
+            if let failure = exchange.sink.failure { return answer(exchange, failure.response, on: connection) }
             let request = HTTPRequest(method: exchange.head.method, path: exchange.head.path, query: exchange.head.query,
                                       headers: exchange.head.headers, body: body)
-            response = wait(for: request)
+            guard suspensions.suspend(exchange.handle) else { return answer(exchange, stoppingResponse, on: connection) }
+            let handler = self.handler, suspensions = self.suspensions
+            Task {
+                let response = await handler(request)
+                exchange.response.withLock { $0 = response }
+                suspensions.resume(exchange.handle)
+            }
+            return MHD_Result.YES
         }
-        return answer(exchange, response, on: connection)
+        // resumed: with the handler's answer, or by a stopping server before it came
+        return answer(exchange, exchange.response.withLock { $0 } ?? stoppingResponse, on: connection)
     }
+
+    private var stoppingResponse: HTTPResponse { closing(.error(503, "the server is stopping")) }
 
     private func tooLarge() -> HTTPError {
         HTTPError(413, "the upload is larger than the server's limit of \(limits.maxUpload) bytes (earshot serve --max-upload)")
@@ -140,19 +176,6 @@ public final class HTTPServer: @unchecked Sendable {
         return closed
     }
 
-    private func wait(for request: HTTPRequest) -> HTTPResponse {
-        let result = Locked<HTTPResponse?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        let handler = self.handler
-        Task {
-            let response = await handler(request)
-            result.withLock { $0 = response }
-            done.signal()
-        }
-        done.wait()
-        return result.withLock { $0 } ?? .error(500, "no answer")
-    }
-
     private func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind, lowercased: Bool) -> [String: String] {
         let collected = Box([String: String]())
         let pointer = Unmanaged.passUnretained(collected).toOpaque()
@@ -169,7 +192,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     private func answer(_ exchange: Exchange, _ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
         exchange.answered = true
-        guard let native = makeResponse(response) else { return MHD_Result.NO }
+        guard let native = makeResponse(response, handle: exchange.handle) else { return MHD_Result.NO }
         for (name, value) in commonHeaders + response.headers { MHD_add_response_header(native, name, value) }
         let result = MHD_queue_response(connection, UInt32(response.status), native)
         MHD_destroy_response(native)
@@ -185,7 +208,7 @@ public final class HTTPServer: @unchecked Sendable {
         return result
     }
 
-    private func makeResponse(_ response: HTTPResponse) -> OpaquePointer? {
+    private func makeResponse(_ response: HTTPResponse, handle: ConnectionHandle) -> OpaquePointer? {
         switch response.body {
         case let .bytes(data):
             return data.withUnsafeBytes { bytes in
@@ -193,37 +216,63 @@ public final class HTTPServer: @unchecked Sendable {
             }
         case let .file(path, offset, length):
             let fd = open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { return makeResponse(.error(404, "the file is gone")) }
+            guard fd >= 0 else { return makeResponse(.error(404, "the file is gone"), handle: handle) }
             // the response owns the descriptor and closes it
             return MHD_create_response_from_fd_at_offset64(UInt64(length), fd, UInt64(offset))
         case let .stream(channel):
-            let retained = Unmanaged.passRetained(channel).toOpaque()
+            let stream = Unmanaged.passRetained(StreamState(channel: channel, handle: handle, suspensions: suspensions)).toOpaque()
             return MHD_create_response_from_callback(UInt64.max, 16 * 1024, { cls, _, buffer, max in
-                let channel = Unmanaged<ByteChannel>.fromOpaque(cls!).takeUnretainedValue()
-                guard let chunk = channel.receive(max: max), let buffer else { return -1 }  // end of stream
-                _ = chunk.copyBytes(to: UnsafeMutableRawBufferPointer(start: buffer, count: max).bindMemory(to: UInt8.self))
-                return chunk.count
-            }, retained, { cls in
-                let channel = Unmanaged<ByteChannel>.fromOpaque(cls!).takeRetainedValue()
-                channel.cancel()  // the client went away or the stream ended: stop its producer
+                let stream = Unmanaged<StreamState>.fromOpaque(cls!).takeUnretainedValue()
+                switch stream.channel.take(max: max, suspend: { stream.suspensions.suspend(stream.handle) },
+                                           wake: { stream.suspensions.resume(stream.handle) }) {
+                case let .bytes(chunk):
+                    guard let buffer else { return -1 }
+                    _ = chunk.copyBytes(to: UnsafeMutableRawBufferPointer(start: buffer, count: max).bindMemory(to: UInt8.self))
+                    return chunk.count
+                case .wait: return 0  // suspended: called again once woken
+                case .end: return -1  // end of stream
+                }
+            }, stream, { cls in
+                let stream = Unmanaged<StreamState>.fromOpaque(cls!).takeRetainedValue()
+                stream.channel.cancel()  // the client went away or the stream ended: stop its producer
             })
         }
     }
 }
 
-/// One request's state across libmicrohttpd's calls: its head, its body's sink, and whether it was answered.
-private final class Exchange {
+/// What a streamed response's reader needs: the bytes, and the connection to suspend while there are none.
+private final class StreamState: @unchecked Sendable {
+    let channel: ByteChannel
+    let handle: ConnectionHandle
+    let suspensions: Suspensions
+
+    init(channel: ByteChannel, handle: ConnectionHandle, suspensions: Suspensions) {
+        self.channel = channel
+        self.handle = handle
+        self.suspensions = suspensions
+    }
+}
+
+/// One request's state across libmicrohttpd's calls: its head, its body's sink, whether its handler runs, the
+/// answer it gave (set from the handler's task), and whether it was answered.
+private final class Exchange: @unchecked Sendable {
+    // @unchecked: libmicrohttpd calls for one connection one at a time; only `response` crosses to the handler's
+    // task, under its lock.
     let head: RequestHead
     let sink: UploadSink
+    let handle: ConnectionHandle
     var received = 0
     var answered = false
+    var handling = false
+    let response = Locked<HTTPResponse?>(nil)
     let started = Date()
     private var parser: OpaquePointer?
     private var isForm = false
 
-    init(head: RequestHead, sink: UploadSink) {
+    init(head: RequestHead, sink: UploadSink, handle: ConnectionHandle) {
         self.head = head
         self.sink = sink
+        self.handle = handle
     }
 
     func openBody(_ connection: OpaquePointer) {
@@ -280,10 +329,13 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     return server.access(connection, url: String(cString: url), method: String(cString: method), upload: upload, size: size, state: state)
 }
 
-private let requestCompleted: MHD_RequestCompletedCallback = { _, _, state, _ in
-    // the request ended (answered, or the client went away mid-upload): its temporary files go with it
-    guard let state, let exchange = state.pointee else { return }
-    Unmanaged<Exchange>.fromOpaque(exchange).release()
+private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, state, _ in
+    // the request ended (answered, or the client went away mid-upload): its temporary files go with it, and a
+    // handler or stream that finishes later no longer touches the connection
+    guard let cls, let state, let pointer = state.pointee else { return }
+    let exchange = Unmanaged<Exchange>.fromOpaque(pointer)
+    Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().suspensions.end(exchange.takeUnretainedValue().handle)
+    exchange.release()
     state.pointee = nil
 }
 
