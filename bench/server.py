@@ -10,6 +10,9 @@
    real-time pace in 0.125 s pieces, as the page sends them, then silence; time from the utterance's last piece
    to the `final` event on the SSE stream. Median over 8 utterances.
 
+4. Hostile sockets: GET /api/health latency (median, p95 of 50) alone, then with 1,000 idle connections open and a
+   slow loris trickling a request head a byte at a time (`--hostile-only` runs just this).
+
 The 30 s clips are read speech from ../shared/data/speech joined with sox (espeak-ng when the data is absent).
 """
 import argparse
@@ -228,6 +231,43 @@ def live_delays(port, files):
     return delays
 
 
+def health_latencies(port, count=50):
+    times = []
+    for _ in range(count):
+        t = time.perf_counter()
+        request(port, "GET", "/api/health", timeout=60)
+        times.append(time.perf_counter() - t)
+    return times
+
+
+def hostile(port, idle_count=1000):
+    """/api/health latency alone and beside idle sockets and a slow loris, in ms (median, p95)."""
+    import socket
+    alone = health_latencies(port)
+    idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(idle_count)]
+    stop = threading.Event()
+
+    def loris():
+        with socket.create_connection(("127.0.0.1", port)) as sock:
+            for byte in b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"z" * 10_000:
+                if stop.is_set():
+                    return
+                sock.send(bytes([byte]))
+                time.sleep(0.05)
+
+    thread = threading.Thread(target=loris)
+    thread.start()
+    try:
+        crowded = health_latencies(port)
+    finally:
+        stop.set()
+        thread.join()
+        for sock in idle:
+            sock.close()
+    ms = lambda values: {"median_ms": round(statistics.median(values) * 1000, 1), "p95_ms": round(percentile(values, 95) * 1000, 1)}
+    return {"health_alone": ms(alone), f"health_with_{idle_count}_idle_and_a_slow_loris": ms(crowded)}
+
+
 def percentile(values, p):
     values = sorted(values)
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
@@ -238,10 +278,19 @@ def main():
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--live-only", action="store_true", help="only the live latency (quick)")
+    parser.add_argument("--hostile-only", action="store_true", help="only the idle-sockets and slow-loris latency (quick)")
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="earshot-bench-server-")
     try:
         home = private_home(work)
+        if args.hostile_only:
+            server, port = start_server(home)
+            try:
+                print(json.dumps(hostile(port)))
+            finally:
+                server.terminate()
+                server.wait()
+            return 0
         if args.live_only:
             server, port = start_server(home)
             try:
@@ -267,6 +316,7 @@ def main():
             for _ in range(20):
                 t = time.perf_counter(); request(port, "GET", "/api/notes?q=dentist&mode=words"); idle.append(time.perf_counter() - t)
             delays = live_delays(port, utterances(work, 8))
+            crowd = hostile(port)
         finally:
             server.terminate()
             server.wait()
@@ -286,6 +336,7 @@ def main():
             "search_p95_idle_ms": round(percentile(idle, 95) * 1000, 1),
             "live_final_delay_median_s": round(statistics.median(delays), 2) if delays else None,
             "live_final_delays_s": [round(d, 2) for d in delays],
+            **crowd,
         }
         os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
         with open(os.path.join(ROOT, "bench", "results", "server.json"), "w") as f:

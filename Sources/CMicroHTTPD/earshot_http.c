@@ -21,9 +21,11 @@ struct MHD_Daemon *earshot_http_start(const char *host, uint16_t port, unsigned 
         snprintf(error, error_size, "cannot use address %s: %s", host, gai_strerror(rc));
         return NULL;
     }
-    // an event loop (epoll) on a few threads: an idle or trickling socket costs a descriptor, not a thread; requests
-    // whose answer takes time are suspended and resumed when it is ready
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME;
+    // an event loop on a few threads: an idle or trickling socket costs a descriptor, not a thread; requests whose
+    // answer takes time are suspended and resumed when it is ready. poll(), not epoll: libmicrohttpd's epoll mode
+    // (edge-triggered) missed a client's half-close in the middle of a request head for ~12 s at a time, where
+    // poll sees it at once. Like the rest of libmicrohttpd it takes a half-close as the client leaving.
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_ALLOW_SUSPEND_RESUME;
     if (found->ai_family == AF_INET6) flags |= MHD_USE_IPv6;
     struct MHD_Daemon *daemon = MHD_start_daemon(
         flags, port, NULL, NULL, handler, handler_cls,

@@ -26,8 +26,10 @@ func stopServer() {
     try? FileManager.default.removeItem(at: server.configuration.models.home)
 }
 
-/// Sends `bytes`, closes the writing side, reads the answer until the server closes; returns its first line.
-func exchange(_ bytes: UnsafeRawBufferPointer) -> String {
+/// Sends `bytes`, closes the writing side unless `keepOpen` (libmicrohttpd takes a half-close as the client
+/// leaving, so a whole request may go unanswered then), reads the answer until the server closes; returns its
+/// first line.
+func exchange(_ bytes: UnsafeRawBufferPointer, keepOpen: Bool = false) -> String {
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = in_port_t(UInt16(server.port).bigEndian)
@@ -58,7 +60,7 @@ func exchange(_ bytes: UnsafeRawBufferPointer) -> String {
         if n <= 0 { break }  // the server may answer and close early (a refused request)
         sent += n
     }
-    shutdown(fd, Int32(SHUT_WR))
+    if !keepOpen { shutdown(fd, Int32(SHUT_WR)) }
     var answer = [UInt8]()
     var buffer = [UInt8](repeating: 0, count: 16 * 1024)
     while answer.count < 1 << 20 {
@@ -80,7 +82,7 @@ public func fuzzHTTP(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     // closes new connections unanswered for a moment)
     var alive = ""
     for _ in 0..<100 {
-        alive = health.withUnsafeBytes { exchange($0) }
+        alive = health.withUnsafeBytes { exchange($0, keepOpen: true) }
         if alive.hasPrefix("HTTP/1.1 200") { break }
         usleep(10_000)
     }
