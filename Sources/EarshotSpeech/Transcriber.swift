@@ -92,11 +92,14 @@ public actor Transcriber {
     /// Transcribes an audio file in any format (or standard input, "-"), read a block at a time: memory
     /// stays the same however long the recording. `source` names it in the transcript (the path if nil).
     /// - Parameter progress: called with the fraction done, when the file says how long it is.
+    /// - Parameter segments: called with each window's segments as soon as they are read (recording times), in
+    ///   order: what a streamed answer sends while the rest is still being read.
     public func transcribe(file path: String, source: String? = nil,
-                           progress: (@Sendable (Double) -> Void)? = nil) throws -> Transcript {
+                           progress: (@Sendable (Double) -> Void)? = nil,
+                           segments: (@Sendable ([TranscriptSegment]) -> Void)? = nil) throws -> Transcript {
         let stream = try AudioFileStream(path: path, sampleRate: SpeechRecognizer.sampleRate)
         let expected = stream.expectedDuration
-        return try transcribe(source: source ?? path, next: stream.read) { seconds in
+        return try transcribe(source: source ?? path, next: stream.read, segments: segments) { seconds in
             if let expected, let progress { progress(min(1, seconds / max(expected, 1e-9))) }
         }
     }
@@ -112,7 +115,8 @@ public actor Transcriber {
 
     /// Finds the pieces as the blocks come (`next` returns nil at the end) and reads each with Whisper;
     /// `progress` hears the seconds of audio taken in so far.
-    private func transcribe(source: String, next: () throws -> [Float]?, progress: (Double) -> Void) throws -> Transcript {
+    private func transcribe(source: String, next: () throws -> [Float]?, segments segmentsRead: (([TranscriptSegment]) -> Void)? = nil,
+                            progress: (Double) -> Void) throws -> Transcript {
         let rate = Double(SpeechRecognizer.sampleRate)
         let pieces = PieceStream(segmenter: segmenter, detector: detector, sampleRate: SpeechRecognizer.sampleRate)
         var segments: [TranscriptSegment] = []
@@ -126,7 +130,9 @@ public actor Transcriber {
                     (language, languageProbability) = (window.language, window.languageProbability)
                 }
                 // window times (never past the window's audio) to the recording's
-                segments += window.segments.map { $0.shifted(by: Double(item.piece.read.start) / rate) }
+                let read = window.segments.map { $0.shifted(by: Double(item.piece.read.start) / rate) }
+                segments += read
+                if !read.isEmpty { segmentsRead?(read) }
             }
         }
         while let block = try next() {

@@ -35,6 +35,21 @@ class OpenAIClientTest(unittest.TestCase):
             text = self.client.audio.transcriptions.create(model="whisper-1", file=f, response_format="text")
         self.assertEqual(text.strip(), result.text)
 
+    def test_streamed_transcription(self):
+        """stream=True: the text arrives as transcript.text.delta events, then transcript.text.done with all of it."""
+        with self.clip("train.wav") as f:
+            whole = self.client.audio.transcriptions.create(model="whisper-1", file=f).text
+        with self.clip("train.wav") as f:
+            events = list(self.client.audio.transcriptions.create(model="whisper-1", file=f, stream=True))
+        kinds = [e.type for e in events]
+        self.assertGreaterEqual(kinds.count("transcript.text.delta"), 1, kinds)
+        self.assertEqual(kinds[-1], "transcript.text.done", kinds)
+        self.assertEqual("".join(e.delta for e in events if e.type == "transcript.text.delta"), events[-1].text)
+        self.assertEqual(events[-1].text, whole, "the same text as without streaming")
+        with self.assertRaises(openai.BadRequestError):
+            with self.clip("train.wav") as f:
+                self.client.audio.transcriptions.create(model="whisper-1", file=f, stream=True, response_format="srt")
+
     def test_verbose_json_with_segments(self):
         with self.clip("train.wav") as f:
             result = self.client.audio.transcriptions.create(

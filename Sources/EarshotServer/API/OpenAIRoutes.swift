@@ -85,6 +85,42 @@ enum OpenAIRoutes {
         return speech
     }
 
+    /// OpenAI's streamed transcription events: the text a piece at a time as Whisper reads it, then the whole.
+    struct TextDelta: Codable, Sendable { var type = "transcript.text.delta"; var delta: String }
+    struct TextDone: Codable, Sendable {
+        struct Usage: Codable, Sendable { var type = "duration"; var seconds: Double }
+        var type = "transcript.text.done"
+        var text: String
+        var usage: Usage
+    }
+
+    /// `stream=true`: Server-Sent Events while the file is read — a `transcript.text.delta` per segment (joined,
+    /// they are the text), then `transcript.text.done`; an `error` event if it fails. The place in the work queue
+    /// is taken first, so a full queue is still a plain 503; the upload lives until the stream ends.
+    static func streamed(_ file: UploadedFile, _ transcriber: Transcriber, _ services: Services) throws -> HTTPResponse {
+        try services.work.admit()
+        let channel = ByteChannel()
+        let sent = Locked(0)
+        let job = Task {
+            defer { services.work.leave(); channel.finish() }
+            do {
+                let transcript = try await transcriber.transcribe(file: file.path, segments: { segments in
+                    for segment in segments {
+                        let first = sent.withLock { count in defer { count += 1 }; return count == 0 }
+                        channel.sendEvent("transcript.text.delta", TextDelta(delta: first ? segment.text : " " + segment.text))
+                    }
+                })
+                channel.sendEvent("transcript.text.done", TextDone(text: transcript.text, usage: .init(seconds: transcript.duration)))
+            } catch {
+                let response = ErrorResponses.response(for: error, uploads: [file])
+                if case let .bytes(body) = response.body { channel.sendEvent("error", json: body) }
+            }
+        }
+        _ = job
+        return HTTPResponse(status: 200, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store")],
+                            body: .stream(channel))
+    }
+
     /// A prompt longer than this cannot be meant for Whisper, which reads its last 223 tokens.
     static let maxPromptBytes = 16_384
 
@@ -121,6 +157,12 @@ enum OpenAIRoutes {
             speech.temperature = temperature
         }
         let transcriber = try services.transcriber(speech)
+        if let stream = request.field("stream"), stream.lowercased() == "true" {
+            guard format == "json" || format == "text" else {
+                throw HTTPError(400, "stream=true answers with text events: response_format must be json or text; got '\(format)'")
+            }
+            return try streamed(file, transcriber, services)
+        }
         var transcript = try await services.work.run { try await transcriber.transcribe(file: file.path) }
         transcript.source = file.filename
         switch format {
