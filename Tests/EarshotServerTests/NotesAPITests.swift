@@ -72,6 +72,11 @@ final class NotesAPITests: XCTestCase {
         let fixture = try ServerFixture(processNotes: true)
         defer { fixture.stop() }
         let clip = try fixture.speech("The plumber comes on Monday to fix the kitchen sink.", name: "plumber.wav")
+        // the Notes page's event stream, open before the note arrives
+        let events = try RawHTTPConnection(port: fixture.server.port)
+        XCTAssertTrue(events.send("GET /api/notes/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n"))
+        var pushed = events.read(seconds: 1).text
+        XCTAssertTrue(pushed.hasPrefix("HTTP/1.1 200") && pushed.contains("event: ready"), pushed)
         // what `earshot notes add` does: the store on disk, from another process (no processing there)
         let added = try CLI.run(["notes", "add", clip.path], environment: ["EARSHOT_HOME": fixture.home.path])
         XCTAssertEqual(added.status, 0, added.stderr)
@@ -82,6 +87,12 @@ final class NotesAPITests: XCTestCase {
             Thread.sleep(forTimeInterval: 0.5)
         }
         XCTAssertEqual(status, "ready", "the server's background worker processed the CLI's note")
+        // every stage was pushed to the page as it started and finished
+        pushed += events.read(seconds: 1).text
+        for stage in ["transcribe", "summarise", "embed"] {
+            XCTAssertTrue(pushed.contains(#"{"change":"started","note":1,"stage":"\#(stage)"}"#), "\(stage) started: \(pushed)")
+            XCTAssertTrue(pushed.contains(#"{"change":"done","note":1,"stage":"\#(stage)"}"#), "\(stage) done: \(pushed)")
+        }
         XCTAssertTrue((try fixture.client.get("/api/notes?q=plumber&mode=words").jsonArray.first?["title"] as? String)?.isEmpty == false)
     }
 

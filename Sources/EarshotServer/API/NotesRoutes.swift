@@ -34,7 +34,14 @@ enum NotesRoutes {
                 .filter { !$0.isEmpty }
             let note = try await services.notes().add(file: file.path, name: file.filename, tags: tags)
             services.notesArrived.withLock { $0 = true }
+            services.noteEvents.publish(.init(note: note.id, change: "added"))
             return .json(NotesExporter.document(note), status: 201)
+        }
+        // Server-Sent Events: `ready`, then a `note` event ({note, change, stage}) for every change (the Notes page
+        // listens instead of polling)
+        router.add("GET", "/api/notes/events") { _, _ in
+            HTTPResponse(status: 200, headers: [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store")],
+                         body: .stream(services.noteEvents.subscribe()))
         }
         router.add("GET", "/api/notes/:id") { _, p in
             .json(NotesExporter.document(try await services.notes().note(try p.id("id"))))
@@ -47,10 +54,12 @@ enum NotesRoutes {
                 throw HTTPError(400, "a title has 1 to 200 characters")
             }
             try await notes.edit(id, title: edit.title, addTags: edit.addTags ?? [], removeTags: edit.removeTags ?? [])
+            services.noteEvents.publish(.init(note: id, change: "edited"))
             return .json(NotesExporter.document(try await notes.note(id)))
         }
         router.add("DELETE", "/api/notes/:id") { _, p in
             try await services.notes().delete(try p.id("id"))
+            services.noteEvents.publish(.init(note: try p.id("id"), change: "deleted"))
             return HTTPResponse(status: 204)
         }
         router.add("POST", "/api/notes/:id/retry") { request, p in

@@ -94,6 +94,7 @@ public final class AppServer: Sendable {
 
     /// Stops listening (open connections finish) and the background work after its current stage.
     public func stop() {
+        services.noteEvents.finish()
         http.stop()
         notesWorker?.stop()
     }

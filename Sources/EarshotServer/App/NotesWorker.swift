@@ -19,15 +19,19 @@ final class NotesWorker: Sendable {
             var lastProblem: String?
             while !Task.isCancelled {
                 do {
+                    let events = services.noteEvents
                     try await services.notes().process { event in
                         switch event {
                         case let .finished(note, stage, seconds, detail):
                             log.job(note: note, stage: stage.rawValue, outcome: "done", seconds: seconds, detail: detail)
+                            events.publish(.init(note: note, change: "done", stage: stage.rawValue))
                         case let .failed(note, stage, seconds, error):
                             log.job(note: note, stage: stage.rawValue, outcome: "failed", seconds: seconds, detail: error)
+                            events.publish(.init(note: note, change: "failed", stage: stage.rawValue))
                         case .languageModelMissing:
                             log.problem(event.description)
-                        case .started: break
+                        case let .started(note, stage):
+                            events.publish(.init(note: note, change: "started", stage: stage.rawValue))
                         }
                     }
                     lastProblem = nil

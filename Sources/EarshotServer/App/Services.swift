@@ -12,6 +12,8 @@ final class Services: Sendable {
     let live = LiveSessions()
     /// Set when a note is added through the API: the background worker starts on it at once.
     let notesArrived = Locked(false)
+    /// Changes to notes as they happen, for the pages' event streams.
+    let noteEvents = NoteEvents()
     private let notesLibrary = OnFirstUse<NotesLibrary>()
     private let voiceID = OnFirstUse<VoiceID>()
     private let speakerDiarizer = OnFirstUse<Diarizer>()

@@ -157,5 +157,21 @@ $("delete").addEventListener("click", async () => {
   refresh();
 });
 
-refresh();
-setInterval(refresh, 2000);
+// The server pushes every change (a note added, edited or deleted, a stage started, done or failed) as a
+// Server-Sent Event: the list is read again then, and the note shown when it is the one that changed. A dropped
+// stream reconnects by itself and says "ready" again, and the list is read afresh, so nothing missed stays missed.
+const touched = new Set();
+let reading = null;
+function changed(note) {
+  if (note !== undefined) touched.add(note);
+  if (reading) return;
+  reading = setTimeout(async () => {
+    reading = null;
+    await refresh();
+    if (current && touched.has(current.id)) show(current.id, false);
+    touched.clear();
+  }, 100);
+}
+const events = new EventSource("/api/notes/events");
+events.addEventListener("ready", () => changed());
+events.addEventListener("note", (event) => changed(JSON.parse(event.data).note));
