@@ -6,6 +6,7 @@ a resumed run. Ray starts and stops inside the tests."""
 import glob
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -23,16 +24,8 @@ from earshot_ray import list_inputs, transcribe
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 EARSHOT = os.environ.get("EARSHOT", os.path.join(ROOT, ".build", "release", "earshot"))
 SHARED_SPEECH = os.path.join(ROOT, "..", "shared", "data", "speech")
-SENTENCES = [
-    "The weather was cold and clear on the morning of the meeting.",
-    "She opened the window and listened to the birds in the garden.",
-    "Please remember to bring your notebook to the next lesson.",
-    "The train to the city leaves from the second platform.",
-    "Our team finished the project a week before the deadline.",
-    "He poured a cup of coffee and sat down to read the letter.",
-    "The children played football in the park until it was dark.",
-    "Fresh bread from the bakery smells wonderful in the morning.",
-]
+# the sentences the Swift tests speak (Tests/Support/Sentences.swift), for when the shared data is absent
+SENTENCES = re.findall(r'^\s*"([^"]+)",?$', open(os.path.join(ROOT, "Tests", "Support", "Sentences.swift")).read(), re.M)
 
 
 def speech_files(folder, count):
