@@ -11,7 +11,7 @@ TASKS = ["transcribe", "words", "speakers", "diarize", "sounds"]
 
 EXAMPLES = """examples:
   python -m earshot_ray transcribe /archive/meetings --output meetings.parquet
-  python -m earshot_ray transcribe manifest.txt --output out.parquet --address auto --workers 16 --threads-per-worker 2
+  python -m earshot_ray transcribe manifest.txt --output out.parquet --address auto --workers 32 --threads-per-worker 1
   python -m earshot_ray transcribe podcasts/ --output pods.parquet --tasks transcribe,words,speakers --model base
 
 Rerunning with the same --output skips every file already there; --retry-failed tries the failed ones again.
@@ -28,7 +28,8 @@ def main(argv=None):
     run.add_argument("--output", required=True, help="the Parquet dataset folder (created; resumed when it exists)")
     run.add_argument("--address", help="Ray cluster to join ('auto': the one this node belongs to); default: start a local one")
     run.add_argument("--workers", type=int, help="Earshot workers (actors); default: the cluster's CPUs / threads per worker")
-    run.add_argument("--threads-per-worker", type=int, default=2, help="CPU threads per worker (its num_cpus), default 2")
+    run.add_argument("--threads-per-worker", type=int, default=1,
+                     help="CPU threads per worker (its num_cpus), default 1: more one-thread workers read more audio per core")
     run.add_argument("--tasks", default="transcribe", help=f"comma-separated: {', '.join(TASKS)} (default transcribe)")
     run.add_argument("--model", help="Whisper model: tiny.en (default) or base")
     run.add_argument("--language", help="spoken language (default en; auto detects; base only for others)")

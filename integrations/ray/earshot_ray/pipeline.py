@@ -40,7 +40,7 @@ def find_earshot(earshot=None):
     return os.path.abspath(path)
 
 
-def transcribe(source, output, address=None, workers=None, threads_per_worker=2, tasks=("transcribe",), options=None,
+def transcribe(source, output, address=None, workers=None, threads_per_worker=1, tasks=("transcribe",), options=None,
                model=None, earshot=None, batch_size=1, part_rows=64, part_seconds=30.0, retry_failed=False,
                job_timeout=3600.0, progress=print):
     """Runs every file of `source` (folder or manifest) not already in `output` through Earshot on the Ray cluster
