@@ -43,13 +43,9 @@ public enum BatchInputs {
             let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
             if line.isEmpty || line.hasPrefix("#") { continue }
             if line.hasPrefix("{") {
-                var job: BatchJob
-                do { job = try BatchJob.parse(line: line, number: index + 1) } catch {
+                do { jobs.append(try BatchJob.parse(line: line, number: index + 1, tasks: tasks, options: options)) } catch {
                     throw BatchError.badManifest(path: path, problem: error.localizedDescription)
                 }
-                if !line.contains("\"tasks\"") { job.tasks = tasks }
-                if !line.contains("\"options\"") { job.options = options }
-                jobs.append(job)
             } else {
                 let file = line.hasPrefix("/") || folder.isEmpty ? line : "\(folder)/\(line)"
                 jobs.append(BatchJob(path: file, tasks: tasks, options: options))

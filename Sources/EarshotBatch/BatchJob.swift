@@ -57,17 +57,25 @@ public struct BatchJob: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey { case id, path, tasks, options }
 
     public init(from decoder: Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        path = try c.decode(String.self, forKey: .path)
-        id = try c.decodeIfPresent(String.self, forKey: .id) ?? path
-        tasks = try c.decodeIfPresent([BatchTask].self, forKey: .tasks) ?? [.transcribe]
-        options = try c.decodeIfPresent(BatchOptions.self, forKey: .options) ?? BatchOptions()
+        let read = try Line(from: decoder)
+        self.init(id: read.id, path: read.path, tasks: read.tasks ?? [.transcribe], options: read.options ?? BatchOptions())
     }
 
-    /// Reads one input line; a line that is not a job names what is wrong with it (`BatchError.badJob`).
-    public static func parse(line: String, number: Int) throws -> BatchJob {
+    /// A job line as written: what it leaves out takes the caller's defaults.
+    private struct Line: Decodable {
+        let id: String?
+        let path: String
+        let tasks: [BatchTask]?
+        let options: BatchOptions?
+    }
+
+    /// Reads one input line; `tasks` and `options` stand for a line that gives none. A line that is not a job
+    /// names what is wrong with it (`BatchError.badJob`).
+    public static func parse(line: String, number: Int, tasks: [BatchTask] = [.transcribe],
+                             options: BatchOptions = BatchOptions()) throws -> BatchJob {
         do {
-            return try JSONDecoder().decode(BatchJob.self, from: Data(line.utf8))
+            let read = try JSONDecoder().decode(Line.self, from: Data(line.utf8))
+            return BatchJob(id: read.id, path: read.path, tasks: read.tasks ?? tasks, options: read.options ?? options)
         } catch let DecodingError.dataCorrupted(context) where context.codingPath.isEmpty {
             throw BatchError.badJob(line: number, problem: "not JSON (\(context.debugDescription))")
         } catch let DecodingError.dataCorrupted(context) where context.codingPath.first?.stringValue == "tasks" {

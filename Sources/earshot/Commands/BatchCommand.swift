@@ -89,8 +89,7 @@ enum BatchCommand {
             if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
             let result: BatchResult
             do {
-                var job = try BatchJob.parse(line: line, number: number)
-                if !line.contains("\"tasks\"") { job.tasks = tasks }
+                var job = try BatchJob.parse(line: line, number: number, tasks: tasks, options: options)
                 if job.options.language == nil { job.options.language = options.language }
                 result = await worker.run(job)
             } catch {
