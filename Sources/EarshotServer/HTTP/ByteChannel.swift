@@ -6,8 +6,8 @@ import Foundation
 /// keep-alive wakes it. Closing from either end ends the stream: `finish` from the producer, `cancel` when the
 /// client goes away (the producer sees `isCancelled` and stops).
 public final class ByteChannel: @unchecked Sendable {
-    // @unchecked: every field is read and written under `condition`.
-    private let condition = NSCondition()
+    // @unchecked: every field is read and written under `lock`.
+    private let lock = NSLock()
     private var pending = Data()
     private var finished = false
     private var cancelled = false
@@ -19,12 +19,12 @@ public final class ByteChannel: @unchecked Sendable {
 
     public init() {}
 
-    public var isCancelled: Bool { condition.withLock { cancelled } }
+    public var isCancelled: Bool { lock.withLock { cancelled } }
 
     /// Queues `data`; returns false when the client has gone (nothing more needs producing).
     @discardableResult
     public func send(_ data: Data) -> Bool {
-        let (accepted, waiting) = condition.withLock { () -> (Bool, (@Sendable () -> Void)?) in
+        let (accepted, waiting) = lock.withLock { () -> (Bool, (@Sendable () -> Void)?) in
             guard !cancelled, !finished else { return (false, nil) }
             pending.append(data)
             defer { wake = nil }
@@ -48,7 +48,7 @@ public final class ByteChannel: @unchecked Sendable {
     }
 
     public func finish() {
-        let waiting = condition.withLock { () -> (@Sendable () -> Void)? in
+        let waiting = lock.withLock { () -> (@Sendable () -> Void)? in
             finished = true
             defer { wake = nil }
             return wake
@@ -56,9 +56,9 @@ public final class ByteChannel: @unchecked Sendable {
         waiting?()
     }
 
-    func cancel() { condition.withLock { cancelled = true; wake = nil } }
+    func cancel() { lock.withLock { cancelled = true; wake = nil } }
 
-    enum Take: Equatable {
+    enum Take {
         case bytes(Data)
         case end
         /// Nothing yet: the connection was suspended and `wake` will be called when there is.
@@ -70,7 +70,7 @@ public final class ByteChannel: @unchecked Sendable {
     /// channel keeps `wake` for the next `send`, `finish` or keep-alive. A suspension refused (the server
     /// stopping) ends the stream.
     func take(max: Int, suspend: () -> Bool, wake: @escaping @Sendable () -> Void) -> Take {
-        let taken = condition.withLock { () -> (Take, Int?) in
+        let taken = lock.withLock { () -> (Take, Int?) in
             if cancelled { return (.end, nil) }
             if !pending.isEmpty {
                 let chunk = pending.prefix(max)
@@ -89,7 +89,7 @@ public final class ByteChannel: @unchecked Sendable {
     }
 
     private func keepAliveIfStill(_ wait: Int) {
-        let waiting = condition.withLock { () -> (@Sendable () -> Void)? in
+        let waiting = lock.withLock { () -> (@Sendable () -> Void)? in
             guard waits == wait, let wake, !cancelled, !finished else { return nil }
             pending.append(Data(": keep-alive\n\n".utf8))
             self.wake = nil

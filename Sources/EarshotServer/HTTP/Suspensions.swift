@@ -63,6 +63,4 @@ final class Suspensions: @unchecked Sendable {
             held = [:]
         }
     }
-
-    var isStopping: Bool { lock.withLock { stopping } }
 }

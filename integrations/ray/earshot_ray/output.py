@@ -28,14 +28,11 @@ class OutputDataset:
     def parts(self):
         return sorted(glob.glob(os.path.join(self.folder, "part-*.parquet")))
 
-    def done_ids(self, retry_failed=False):
-        """Ids already in the dataset (failed rows too, unless they are to be tried again)."""
+    def done_ids(self):
+        """Ids already in the dataset, failed rows included (`drop` them first to try those again)."""
         done = set()
         for part in self.parts():
-            table = pq.read_table(part, columns=["id", "ok"])
-            for ident, ok in zip(table.column("id").to_pylist(), table.column("ok").to_pylist()):
-                if ok or not retry_failed:
-                    done.add(ident)
+            done.update(pq.read_table(part, columns=["id"]).column("id").to_pylist())
         return done
 
     def failed_ids(self):

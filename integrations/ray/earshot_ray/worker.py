@@ -41,10 +41,6 @@ class EarshotProcess:
         self.selector.register(self.process.stdout, selectors.EVENT_READ)
         self.pending = b""
 
-    @property
-    def pid(self):
-        return self.process.pid
-
     def send(self, job):
         try:
             self.process.stdin.write((json.dumps(job) + "\n").encode())
