@@ -25,7 +25,7 @@ struct MHD_Daemon *earshot_http_start(const char *host, uint16_t port, unsigned 
     // answer takes time are suspended and resumed when it is ready. poll(), not epoll: libmicrohttpd's epoll mode
     // (edge-triggered) missed a client's half-close in the middle of a request head for ~12 s at a time, where
     // poll sees it at once. Like the rest of libmicrohttpd it takes a half-close as the client leaving.
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_ALLOW_SUSPEND_RESUME;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_ALLOW_SUSPEND_RESUME | MHD_ALLOW_UPGRADE;
     if (found->ai_family == AF_INET6) flags |= MHD_USE_IPv6;
     struct MHD_Daemon *daemon = MHD_start_daemon(
         flags, port, NULL, NULL, handler, handler_cls,
@@ -45,4 +45,8 @@ struct MHD_Daemon *earshot_http_start(const char *host, uint16_t port, unsigned 
 uint16_t earshot_http_port(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info == NULL ? 0 : info->port;
+}
+
+void earshot_http_upgrade_close(struct MHD_UpgradeResponseHandle *handle) {
+    MHD_upgrade_action(handle, MHD_UPGRADE_ACTION_CLOSE);
 }

@@ -22,4 +22,8 @@ struct MHD_Daemon *earshot_http_start(const char *host, uint16_t port, unsigned 
 /// The port the daemon listens on (the chosen one when started with port 0).
 uint16_t earshot_http_port(struct MHD_Daemon *daemon);
 
+/// Gives an upgraded (WebSocket) connection's socket back to libmicrohttpd to close: MHD_upgrade_action takes C
+/// varargs, which Swift cannot call.
+void earshot_http_upgrade_close(struct MHD_UpgradeResponseHandle *handle);
+
 #endif

@@ -12,6 +12,9 @@ import Foundation
 enum OpenAIRoutes {
     static let alias = "whisper-1"
     static let diarizeAlias = "gpt-4o-transcribe-diarize"
+    /// OpenAI's other transcription models, taken as `whisper-1` (clients that name them still work).
+    static let otherOpenAIModels: Set<String> = ["gpt-4o-transcribe", "gpt-4o-mini-transcribe", "gpt-4o-mini-transcribe-2025-12-15",
+                                                 "gpt-realtime-whisper"]
 
     struct ModelList: Codable, Sendable {
         struct Entry: Codable, Sendable { var id: String; var object = "model"; var created = 0; var ownedBy = "earshot"
@@ -66,10 +69,15 @@ enum OpenAIRoutes {
 
     /// Which Whisper, language and task a request asks for.
     static func configuration(_ request: HTTPRequest, _ services: Services, task: WhisperTask) throws -> Transcriber.Configuration {
+        try configuration(model: request.field("model"), language: request.field("language"), services, task: task)
+    }
+
+    /// The same from a model's name (nil: `whisper-1`) and a language code (nil or empty: the model's default).
+    static func configuration(model: String?, language: String?, _ services: Services, task: WhisperTask) throws -> Transcriber.Configuration {
         var speech = services.configuration.speech
-        let language = request.field("language").map { $0.lowercased() }.flatMap { $0.isEmpty ? nil : $0 }
-        let name = request.field("model") ?? alias
-        if name == alias || name == diarizeAlias {
+        let language = language.map { $0.lowercased() }.flatMap { $0.isEmpty ? nil : $0 }
+        let name = model ?? alias
+        if name == alias || name == diarizeAlias || otherOpenAIModels.contains(name) {
             if task == .translate || (language != nil && language != "en") { speech.model = .base }
         } else {
             guard let model = WhisperModel(rawValue: name) else {

@@ -10,6 +10,7 @@ enum Routes {
         SoundRoutes.add(to: &router, services)
         VoiceRoutes.add(to: &router, services)
         LiveRoutes.add(to: &router, services)
+        RealtimeRoutes.add(to: &router, services)
         PageRoutes.add(to: &router, services)
         return router
     }

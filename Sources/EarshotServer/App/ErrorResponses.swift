@@ -10,9 +10,15 @@ import Foundation
 enum ErrorResponses {
     static func response(for error: Error, uploads: [UploadedFile] = []) -> HTTPResponse {
         if let http = error as? HTTPError { return http.response }
-        var message = (error as? LocalizedError)?.errorDescription ?? "\(error)"
+        var message = self.message(for: error)
         for upload in uploads { message = message.replacingOccurrences(of: upload.path, with: upload.filename) }
         return .error(status(of: error), message)
+    }
+
+    /// What an error says to a client (an HTTP error's message, a library error's description).
+    static func message(for error: Error) -> String {
+        if let http = error as? HTTPError { return http.message }
+        return (error as? LocalizedError)?.errorDescription ?? "\(error)"
     }
 
     static func status(of error: Error) -> Int {

@@ -10,6 +10,8 @@ final class Services: Sendable {
     let configuration: AppServer.Configuration
     let work: WorkQueue
     let live = LiveSessions()
+    /// Realtime (WebSocket) transcription sessions open now.
+    let realtimeSessions = Locked(0)
     /// Set when a note is added through the API: the background worker starts on it at once.
     let notesArrived = Locked(false)
     /// Changes to notes as they happen, for the pages' event streams.

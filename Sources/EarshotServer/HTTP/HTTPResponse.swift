@@ -9,6 +9,9 @@ public struct HTTPResponse: Sendable {
         case file(path: String, offset: Int64, length: Int64)
         /// Server-Sent Events (or any chunked stream): the connection stays open until the channel finishes.
         case stream(ByteChannel)
+        /// The 101 answer to a WebSocket handshake: once it is sent, `start` is given the connection (on the event
+        /// loop's thread: it must return at once, leaving the talking to a task of its own).
+        case webSocket(start: @Sendable (WebSocketConnection) -> Void)
     }
 
     public var status: Int
@@ -19,6 +22,14 @@ public struct HTTPResponse: Sendable {
         self.status = status
         self.headers = headers
         self.body = body
+    }
+
+    /// Accepts a WebSocket handshake (RFC 6455) or throws the HTTP error that refuses it. `protocols`: the
+    /// subprotocols spoken, preferred first.
+    public static func webSocket(_ request: HTTPRequest, protocols: [String] = [],
+                                 start: @escaping @Sendable (WebSocketConnection) -> Void) throws -> HTTPResponse {
+        HTTPResponse(status: 101, headers: try WebSocketHandshake.accept(method: request.method, headers: request.headers, protocols: protocols),
+                     body: .webSocket(start: start))
     }
 
     public static func text(_ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8") -> HTTPResponse {

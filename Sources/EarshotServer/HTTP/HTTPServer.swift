@@ -25,6 +25,9 @@ public final class HTTPServer: @unchecked Sendable {
         /// Seconds a connection may sit idle: sending nothing, or waiting for a request's next bytes. Streams send
         /// a keep-alive every 15 s, and a connection waiting for its handler's answer is not idle.
         public var idleTimeout: Int = 30
+        /// WebSockets open at once (each has a thread while it lives), and what each may hold.
+        public var webSockets: Int = 64
+        public var webSocket = WebSocketConnection.Limits()
 
         public init(maxUpload: Int) { self.maxUpload = maxUpload }
     }
@@ -47,6 +50,8 @@ public final class HTTPServer: @unchecked Sendable {
     private var daemon: OpaquePointer?
     private let stopping = NSLock()
     let suspensions = Suspensions()
+    /// The open WebSockets: closed before the daemon stops (libmicrohttpd wants their sockets back first).
+    private let webSockets = Locked<[ObjectIdentifier: WebSocketConnection]>([:])
 
     /// Starts listening on `host`:`port` (0: any free port, see `port`). Uploads go to files under `uploads`.
     public init(host: String, port: Int, limits: Limits, uploads: URL, commonHeaders: [(String, String)] = [],
@@ -77,6 +82,9 @@ public final class HTTPServer: @unchecked Sendable {
         stopping.withLock {
             guard let daemon else { return }
             suspensions.stopAll()
+            let open = webSockets.withLock { Array($0.values) }
+            for socket in open { socket.close(.goingAway, "the server is stopping") }
+            for socket in open { socket.waitUntilEnded(seconds: socket.limits.closeWait + 2) }
             MHD_stop_daemon(daemon)
             self.daemon = nil
         }
@@ -192,6 +200,11 @@ public final class HTTPServer: @unchecked Sendable {
 
     private func answer(_ exchange: Exchange, _ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
         exchange.answered = true
+        var response = response
+        if case .webSocket = response.body, webSockets.withLock({ $0.count }) >= limits.webSockets {
+            response = closing(.error(503, "\(limits.webSockets) WebSockets are open; try again later", headers: [("Retry-After", "5")]))
+        }
+        exchange.upgrade = response
         guard let native = makeResponse(response, handle: exchange.handle) else { return MHD_Result.NO }
         for (name, value) in commonHeaders + response.headers { MHD_add_response_header(native, name, value) }
         let result = MHD_queue_response(connection, UInt32(response.status), native)
@@ -201,7 +214,7 @@ public final class HTTPServer: @unchecked Sendable {
             switch response.body {
             case let .bytes(data): bytes = data.count
             case let .file(_, _, length): bytes = Int(length)
-            case .stream: bytes = nil
+            case .stream, .webSocket: bytes = nil
             }
             logger(exchange.head.method, exchange.head.path, response.status, bytes, Date().timeIntervalSince(exchange.started) * 1000)
         }
@@ -219,6 +232,9 @@ public final class HTTPServer: @unchecked Sendable {
             guard fd >= 0 else { return makeResponse(.error(404, "the file is gone"), handle: handle) }
             // the response owns the descriptor and closes it
             return MHD_create_response_from_fd_at_offset64(UInt64(length), fd, UInt64(offset))
+        case .webSocket:
+            // the connection is handed over in `upgraded`, called by libmicrohttpd once the 101 is sent
+            return MHD_create_response_for_upgrade(upgradeHandler, Unmanaged.passUnretained(self).toOpaque())
         case let .stream(channel):
             let stream = Unmanaged.passRetained(StreamState(channel: channel, handle: handle, suspensions: suspensions)).toOpaque()
             return MHD_create_response_from_callback(UInt64.max, 16 * 1024, { cls, _, buffer, max in
@@ -238,6 +254,31 @@ public final class HTTPServer: @unchecked Sendable {
             })
         }
     }
+}
+
+extension HTTPServer {
+    /// A 101 went out: the socket is the WebSocket's now, until it gives it back.
+    fileprivate func upgraded(_ exchange: Exchange, socket: Int32, early: [UInt8], handle: OpaquePointer) {
+        guard case let .webSocket(start)? = exchange.upgrade?.body else {
+            earshot_http_upgrade_close(handle)
+            return
+        }
+        let giveBack = UpgradeHandle(handle)
+        let connection = WebSocketConnection(socket: socket, early: early, limits: limits.webSocket) { [weak self] connection in
+            _ = self?.webSockets.withLock { $0.removeValue(forKey: ObjectIdentifier(connection)) }
+            earshot_http_upgrade_close(giveBack.pointer)
+        }
+        webSockets.withLock { $0[ObjectIdentifier(connection)] = connection }
+        connection.start()
+        start(connection)
+    }
+}
+
+/// libmicrohttpd's handle of an upgraded connection, to give its socket back when the WebSocket is over.
+private final class UpgradeHandle: @unchecked Sendable {
+    // @unchecked: used once, by the connection's I/O thread as it ends.
+    let pointer: OpaquePointer
+    init(_ pointer: OpaquePointer) { self.pointer = pointer }
 }
 
 /// What a streamed response's reader needs: the bytes, and the connection to suspend while there are none.
@@ -265,6 +306,8 @@ private final class Exchange: @unchecked Sendable {
     var answered = false
     var handling = false
     let response = Locked<HTTPResponse?>(nil)
+    /// The answer queued, kept for a WebSocket's start once libmicrohttpd has sent its 101.
+    var upgrade: HTTPResponse?
     let started = Date()
     private var parser: OpaquePointer?
     private var isForm = false
@@ -327,6 +370,16 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     guard let cls, let connection, let url, let method, let size, let state else { return MHD_Result.NO }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
     return server.access(connection, url: String(cString: url), method: String(cString: method), upload: upload, size: size, state: state)
+}
+
+private let upgradeHandler: MHD_UpgradeHandler = { cls, _, state, early, earlySize, socket, handle in
+    guard let cls, let state, let handle else {
+        if let handle { earshot_http_upgrade_close(handle) }
+        return
+    }
+    let exchange = Unmanaged<Exchange>.fromOpaque(state).takeUnretainedValue()
+    let bytes = early.map { Array(UnsafeRawBufferPointer(start: $0, count: earlySize)) } ?? []
+    Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().upgraded(exchange, socket: socket, early: bytes, handle: handle)
 }
 
 private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, state, _ in

@@ -3,8 +3,9 @@ import Foundation
 /// Who may talk to the server, checked on every request before its body is read.
 /// - Host: on loopback without a token, the Host header must name loopback (a web page on another site
 ///   cannot reach the server by re-pointing its own name at 127.0.0.1: DNS rebinding).
-/// - Token: when set (required off loopback), every request carries it: `Authorization: Bearer`, or the
-///   `earshot_token` cookie that opening `/?token=…` once sets for the browser.
+/// - Token: when set (required off loopback), every request carries it: `Authorization: Bearer`, the
+///   `earshot_token` cookie that opening `/?token=…` once sets for the browser, or (WebSockets) the
+///   `openai-insecure-api-key.<token>` subprotocol.
 /// - Origin: a request that changes something and comes from a browser must come from the server's own pages;
 ///   no CORS headers are ever sent, so other sites cannot read answers either.
 public struct AccessPolicy: Sendable {
@@ -38,12 +39,14 @@ public struct AccessPolicy: Sendable {
                     ("Location", Self.localPath(head.path))])
             }
             let bearer = head.header("authorization").flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
-            guard let offered = bearer ?? head.cookies[Self.cookieName], Self.same(offered, token) else {
+            guard let offered = bearer ?? webSocketKey(head) ?? head.cookies[Self.cookieName], Self.same(offered, token) else {
                 return .error(401, "this server needs its token: send 'Authorization: Bearer <token>', or open the address "
                               + "earshot serve printed (with ?token=) once in the browser")
             }
         }
-        if head.changesState {
+        // a WebSocket is opened with GET but talks both ways: a page on another site must not open one
+        // (cross-site WebSocket hijacking), so it is checked like any request that changes something
+        if head.changesState || WebSocketHandshake.isUpgrade(head.headers) {
             if head.header("sec-fetch-site") == "cross-site" {
                 return .error(403, "requests from other sites may not change anything here")
             }
@@ -52,6 +55,13 @@ public struct AccessPolicy: Sendable {
             }
         }
         return nil
+    }
+
+    /// The token a browser's WebSocket offers as a subprotocol (browsers cannot set Authorization on one), as
+    /// OpenAI's Realtime API takes it: `Sec-WebSocket-Protocol: realtime, openai-insecure-api-key.<token>`.
+    private func webSocketKey(_ head: RequestHead) -> String? {
+        let prefix = "openai-insecure-api-key."
+        return WebSocketHandshake.offeredProtocols(head.headers).first { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
     }
 
     /// `path` as a path on this server: "//evil.com" (or "/\\evil.com") would be another site to a browser
