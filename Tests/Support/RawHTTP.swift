@@ -30,6 +30,38 @@ public final class RawHTTPConnection: @unchecked Sendable {
         return bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
     }
 
+    /// Writes `bytes` exactly; false once the server has closed its side or stopped reading for 10 s.
+    @discardableResult
+    public func sendBytes(_ bytes: [UInt8]) -> Bool {
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { return false }
+            sent += n
+        }
+        return true
+    }
+
+    /// The bytes that arrive within `seconds` (or, with `stopAfterAny`, the first that arrive), and whether the
+    /// server closed the connection.
+    public func readBytes(seconds: Double, stopAfterAny: Bool = false) -> (bytes: [UInt8], closed: Bool) {
+        var received: [UInt8] = []
+        let deadline = Date().addingTimeInterval(seconds)
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while Date() < deadline {
+            var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, Int32(max(1, deadline.timeIntervalSinceNow * 1000))) > 0 else { continue }
+            let n = recv(socket, &buffer, buffer.count, 0)
+            if n <= 0 { return (received, true) }
+            received += buffer[0..<n]
+            if stopAfterAny { break }
+        }
+        return (received, false)
+    }
+
+    /// Closes the writing side (the server sees the end of the stream).
+    public func finishSending() { shutdown(socket, Int32(SHUT_WR)) }
+
     /// What arrives within `seconds`, and whether the server closed the connection.
     public func read(seconds: Double) -> (text: String, closed: Bool) {
         var received = Data()
