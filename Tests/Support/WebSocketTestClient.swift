@@ -7,6 +7,7 @@ public final class WebSocketTestClient: @unchecked Sendable {
     public struct Frame: Equatable {
         public var opcode: UInt8
         public var payload: [UInt8]
+        public init(opcode: UInt8, payload: [UInt8]) { self.opcode = opcode; self.payload = payload }
         public var text: String { String(decoding: payload, as: UTF8.self) }
         /// A close frame's code.
         public var closeCode: UInt16? { opcode == 8 && payload.count >= 2 ? UInt16(payload[0]) << 8 | UInt16(payload[1]) : nil }

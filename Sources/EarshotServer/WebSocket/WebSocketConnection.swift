@@ -213,10 +213,7 @@ public final class WebSocketConnection: @unchecked Sendable {
                     state.closeCode = code ?? 1000
                     return state.closeSent
                 }
-                if !sent {
-                    let answer = code.flatMap(WebSocketCloseCode.init(rawValue:)) ?? .normal
-                    queue(WebSocketFrame.close(answer, ""))
-                }
+                if !sent { queue(WebSocketFrame.close(code: code ?? WebSocketCloseCode.normal.rawValue, "")) }
                 state.withLock { $0.closeDeadline = Date().addingTimeInterval(limits.closeWait) }
             case let .violation(code, why):
                 close(code, why)

@@ -37,11 +37,13 @@ struct WebSocketFrame: Equatable {
         return bytes + payload
     }
 
-    static func close(_ code: WebSocketCloseCode, _ reason: String) -> WebSocketFrame {
+    static func close(_ code: WebSocketCloseCode, _ reason: String) -> WebSocketFrame { close(code: code.rawValue, reason) }
+
+    static func close(code: UInt16, _ reason: String) -> WebSocketFrame {
         // a control frame carries at most 125 bytes: the code's 2 and up to 123 of reason, cut on a character
         var text = reason
         while text.utf8.count > 123 { text.removeLast() }
-        return WebSocketFrame(fin: true, opcode: .close, payload: [UInt8(code.rawValue >> 8), UInt8(code.rawValue & 0xFF)] + Array(text.utf8))
+        return WebSocketFrame(fin: true, opcode: .close, payload: [UInt8(code >> 8), UInt8(code & 0xFF)] + Array(text.utf8))
     }
 }
 
