@@ -8,6 +8,8 @@ import Foundation
 ///
 /// To answer soon after speech ends, the turn is read speculatively as soon as the quiet begins: by the time the
 /// quiet has lasted long enough to end the turn, its text is usually ready (speech that resumes drops the guess).
+/// Partial readings run beside the stream, never in its way, and only one at a time in the whole process: with many
+/// streams on one Whisper, the readings that end turns would otherwise wait behind everyone's partials.
 ///
 /// One stream, one caller at a time; any number of these share one `Transcriber`.
 public final class LiveTurns {
@@ -92,6 +94,11 @@ public final class LiveTurns {
     private var speechRun = 0
     private var lastSpeech = 0
     private var nextPartial = 0
+    /// The partial reading under way (its turn, and the text once read).
+    private var partial: (turn: Int, text: Locked<String?>, reading: Task<Void, Never>)?
+    /// Partial readings under way in the process (at most `partialsAtOnce`).
+    private static let partialsUnderWay = Locked(0)
+    static let partialsAtOnce = 1
     private var guess: (end: Int, reading: Task<String, Error>)?
 
     public init(transcriber: Transcriber, settings: Settings = Settings(), store: ModelStore = ModelStore()) throws {
@@ -153,10 +160,13 @@ public final class LiveTurns {
                 // a turn may not grow without bound: it ends here, and the next speech starts another
                 emit(.speechStopped(turn: current.id, at: duration))
                 try await finish(current, end: history.end, emit: emit)
-            } else if settings.partialInterval > 0, guess == nil, speechRun > 0, scored >= nextPartial {
-                let text = try await read(from: current.start, to: scored).value
-                nextPartial = scored + Int(settings.partialInterval * rate)
-                if !text.isEmpty, turn?.id == current.id { emit(.partial(turn: current.id, text: text)) }
+            } else {
+                reportPartial(of: current.id, emit: emit)
+                if settings.partialInterval > 0, guess == nil, partial == nil, speechRun > 0, scored >= nextPartial, Self.claimPartial() {
+                    let (text, reading) = readPartial(from: current.start, to: scored)
+                    partial = (current.id, text, reading)
+                    nextPartial = scored + Int(settings.partialInterval * rate)
+                }
             }
         } else {
             // nothing to keep but what a turn's prefix may reach back to
@@ -187,6 +197,7 @@ public final class LiveTurns {
     private func restartDetection() {
         guess?.reading.cancel()
         guess = nil
+        partial = nil
         turn = nil
         speechRun = 0
         stream = SpeechProbabilities.StreamState()
@@ -201,11 +212,42 @@ public final class LiveTurns {
         let reading = guess.flatMap { $0.end >= lastSpeech && $0.end <= end ? $0.reading : nil } ?? read(from: current.start, to: end)
         if let pending = guess, pending.reading != reading { pending.reading.cancel() }
         guess = nil
+        partial = nil  // a preview of this turn still being read is of no use now (it finishes on its own)
         turn = nil
         bufferStart = end
         let text = try await reading.value
         history.forget(before: bufferStart)
         emit(.completed(turn: current.id, text: text, duration: Double(end - current.start) / Double(Self.sampleRate)))
+    }
+
+    /// The partial reading's text, once it is in (dropped if its turn has ended).
+    private func reportPartial(of turn: Int, emit: (Event) -> Void) {
+        guard let pending = partial, let text = pending.text.withLock({ $0 }) else { return }
+        partial = nil
+        if pending.turn == turn, !text.isEmpty { emit(.partial(turn: turn, text: text)) }
+    }
+
+    private static func claimPartial() -> Bool {
+        partialsUnderWay.withLock { count in
+            guard count < partialsAtOnce else { return false }
+            count += 1
+            return true
+        }
+    }
+
+    /// Reads a partial beside the stream; the text lands in the box (empty when the reading failed: a partial is
+    /// only a preview, and the turn's own reading reports any failure).
+    private func readPartial(from start: Int, to end: Int) -> (Locked<String?>, Task<Void, Never>) {
+        let box = Locked<String?>(nil)
+        return (box, Self.settle(read(from: start, to: end), into: box))
+    }
+
+    private static func settle(_ reading: Task<String, Error>, into box: Locked<String?>) -> Task<Void, Never> {
+        Task {
+            let text = (try? await reading.value) ?? ""
+            box.withLock { $0 = text }
+            partialsUnderWay.withLock { $0 -= 1 }
+        }
     }
 
     private func read(from start: Int, to end: Int) -> Task<String, Error> {
