@@ -41,6 +41,9 @@ speak ruth.wav en-us+m5 "Every morning I take the bus to work and read the news 
 echo "these are the minutes of the meeting" > "$AUDIO/not-audio.txt"
 DATA=${EARSHOT_DATA:-$ROOT/../shared/data}
 DOG=$(ls "$DATA"/esc10/dog/*.ogg 2>/dev/null | head -n 1 || true)
+# a recorded read sentence for the realtime client (espeak-ng's train sentence when the data is absent)
+RECORDED=$(ls "$DATA"/speech/*.flac 2>/dev/null | sed -n 5p || true)
+if [ -n "$RECORDED" ]; then sox "$RECORDED" -r 16000 -c 1 "$AUDIO/recorded.wav"; else cp "$AUDIO/train.wav" "$AUDIO/recorded.wav"; fi
 [ -n "$DOG" ] && sox "$DOG" -r 16000 -c 1 "$AUDIO/dog.wav"
 
 EARSHOT_HOME="$HOME_DIR" "$BIN" serve --port 0 > "$WORK/serve.log" 2>&1 &

@@ -114,6 +114,46 @@ class BrowserTest(unittest.TestCase):
         driver.find_element(By.ID, "save").click()
         wait(driver, 30, text_contains("status", "saved as"), "saved as a note")
 
+    def test_realtime_socket_from_a_page(self):
+        """A page's own WebSocket to /v1/realtime (OpenAI's Realtime transcription), fed from the microphone at
+        24 kHz through Web Audio, as a browser client of OpenAI's API would do it."""
+        driver = self.open("/listen", os.path.join(AUDIO, "note.wav"))
+        result = driver.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            const types = [];
+            const socket = new WebSocket(location.origin.replace(/^http/, "ws") + "/v1/realtime?intent=transcription", ["realtime"]);
+            socket.onerror = () => done({types, error: "the socket failed"});
+            socket.onmessage = (message) => {
+                const event = JSON.parse(message.data);
+                types.push(event.type);
+                if (event.type === "conversation.item.input_audio_transcription.completed" && event.transcript) {
+                    socket.close();
+                    done({types, transcript: event.transcript, protocol: socket.protocol});
+                }
+            };
+            socket.onopen = async () => {
+                const microphone = await navigator.mediaDevices.getUserMedia({audio: true});
+                const context = new AudioContext({sampleRate: 24000});
+                const tap = context.createScriptProcessor(2048, 1, 1);
+                tap.onaudioprocess = (block) => {
+                    const samples = block.inputBuffer.getChannelData(0);
+                    const pcm = new Int16Array(samples.length);
+                    for (let i = 0; i < samples.length; i++) pcm[i] = Math.max(-1, Math.min(1, samples[i])) * 32767;
+                    const bytes = new Uint8Array(pcm.buffer);
+                    let text = "";
+                    for (let i = 0; i < bytes.length; i++) text += String.fromCharCode(bytes[i]);
+                    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({type: "input_audio_buffer.append", audio: btoa(text)}));
+                };
+                context.createMediaStreamSource(microphone).connect(tap);
+                tap.connect(context.destination);
+            };
+        """)
+        self.assertNotIn("error", result, result)
+        self.assertEqual(result["protocol"], "realtime")
+        self.assertEqual(result["types"][0], "session.created", result)
+        self.assertIn("input_audio_buffer.speech_started", result["types"])
+        self.assertTrue(any(w in result["transcript"].lower() for w in ("dentist", "tuesday", "appointment")), result)
+
     def test_sounds_page_hears_a_dog(self):
         dog = os.path.join(AUDIO, "dog.wav")
         if not os.path.exists(dog):

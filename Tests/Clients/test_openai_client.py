@@ -4,6 +4,8 @@ Run by scripts/run-client-tests.sh with EARSHOT_URL set to the server and AUDIO 
 """
 import base64
 import os
+import re
+import subprocess
 import unittest
 
 import openai
@@ -130,6 +132,102 @@ class OpenAIClientTest(unittest.TestCase):
             with self.assertRaises(openai.BadRequestError) as caught:
                 self.client.audio.transcriptions.create(model="whisper-9", file=f)
         self.assertIn("unknown model", caught.exception.message)
+
+
+def words(text):
+    return re.sub(r"[^a-z0-9' ]", " ", text.lower().replace("-", " ")).split()
+
+
+def word_error_rate(reference, hypothesis):
+    r, h = words(reference), words(hypothesis)
+    row = list(range(len(h) + 1))
+    for i, rw in enumerate(r, 1):
+        previous, row[0] = row[0], i
+        for j, hw in enumerate(h, 1):
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (rw != hw))
+    return row[len(h)] / max(1, len(r))
+
+
+class RealtimeClientTest(unittest.TestCase):
+    """OpenAI's Realtime transcription (`/v1/realtime?intent=transcription`) through the client's own support for it
+    (openai[realtime]), audio as OpenAI's clients send it: 24 kHz 16-bit PCM in base64, 100 ms per event."""
+
+    COMPLETED = "conversation.item.input_audio_transcription.completed"
+
+    @classmethod
+    def setUpClass(cls):
+        cls.client = openai.OpenAI(base_url=f"{BASE}/v1", api_key=os.environ.get("EARSHOT_TOKEN", "not-needed"), max_retries=0)
+
+    def pcm24(self, name):
+        return subprocess.check_output(["sox", os.path.join(AUDIO, name), "-D", "-t", "raw", "-r", "24000", "-b", "16",
+                                        "-e", "signed", "-c", "1", "-"])
+
+    def file_text(self, name):
+        with open(os.path.join(AUDIO, name), "rb") as f:
+            return self.client.audio.transcriptions.create(model="whisper-1", file=f).text
+
+    def session(self, pcm, turn_detection, dialect="ga"):
+        """Sends the audio, a commit and a clear; returns every event up to the clear's answer (which comes once the
+        session has read everything before it)."""
+        headers = {"OpenAI-Beta": "realtime=v1"} if dialect == "beta" else {}
+        with self.client.realtime.connect(extra_query={"intent": "transcription"}, extra_headers=headers) as conn:
+            events = [conn.recv()]
+            if dialect == "beta":
+                conn.send({"type": "transcription_session.update", "session": {
+                    "input_audio_format": "pcm16", "input_audio_transcription": {"model": "whisper-1", "language": "en"},
+                    "turn_detection": turn_detection}})
+            else:
+                conn.session.update(session={"type": "transcription", "audio": {"input": {
+                    "format": {"type": "audio/pcm", "rate": 24000}, "transcription": {"model": "gpt-4o-transcribe", "language": "en"},
+                    "turn_detection": turn_detection}}})
+            events.append(conn.recv())
+            for i in range(0, len(pcm), 4800):
+                conn.input_audio_buffer.append(audio=base64.b64encode(pcm[i:i + 4800]).decode())
+            conn.input_audio_buffer.commit()
+            conn.input_audio_buffer.clear()
+            while events[-1].type != "input_audio_buffer.cleared":
+                events.append(conn.recv())
+            return events
+
+    def transcripts(self, events):
+        return [e.transcript for e in events if e.type == self.COMPLETED and e.transcript]
+
+    def test_server_vad_gives_deltas_then_the_sentence(self):
+        events = self.session(self.pcm24("train.wav") + b"\0" * 96000, {"type": "server_vad", "silence_duration_ms": 500})
+        kinds = [e.type for e in events]
+        self.assertEqual(kinds[0], "session.created")
+        self.assertEqual(events[1].session.audio.input.turn_detection.silence_duration_ms, 500)
+        for kind in ["input_audio_buffer.speech_started", "input_audio_buffer.speech_stopped", "input_audio_buffer.committed",
+                     "conversation.item.created", "conversation.item.input_audio_transcription.delta", self.COMPLETED]:
+            self.assertIn(kind, kinds)
+        item = next(e for e in events if e.type == "input_audio_buffer.speech_started").item_id
+        completed = next(e for e in events if e.type == self.COMPLETED and e.item_id == item)
+        self.assertEqual(completed.usage.type, "duration")
+        self.assertLessEqual(word_error_rate(self.file_text("train.wav"), completed.transcript), 0.1, completed.transcript)
+        self.assertGreaterEqual(len(set(words(completed.transcript)) & set(SENTENCE.split())), 5, completed.transcript)
+
+    def test_a_recorded_sentence_reads_as_the_file_endpoint_reads_it(self):
+        # a recorded read sentence (../shared/data when present), as one committed buffer and as server VAD's turns
+        whole = self.file_text("recorded.wav")
+        committed = " ".join(self.transcripts(self.session(self.pcm24("recorded.wav"), None)))
+        turns = " ".join(self.transcripts(self.session(self.pcm24("recorded.wav") + b"\0" * 96000, {"type": "server_vad"})))
+        self.assertLessEqual(word_error_rate(whole, committed), 0.1, (whole, committed))
+        self.assertLessEqual(word_error_rate(whole, turns), 0.15, (whole, turns))
+
+    def test_the_beta_dialect_and_its_errors(self):
+        events = self.session(self.pcm24("train.wav"), None, dialect="beta")
+        kinds = [e.type for e in events]
+        self.assertEqual(kinds[:2], ["transcription_session.created", "transcription_session.updated"])
+        self.assertNotIn("input_audio_buffer.speech_started", kinds, "no detection: the client commits")
+        self.assertEqual(len(self.transcripts(events)), 1, kinds)
+        with self.client.realtime.connect(extra_query={"intent": "transcription"}) as conn:
+            conn.recv()
+            conn.input_audio_buffer.commit()
+            error = conn.recv()
+            self.assertEqual(error.type, "error")
+            self.assertEqual(error.error.code, "input_audio_buffer_commit_empty")
+            conn.send({"type": "response.create"})
+            self.assertEqual(conn.recv().error.code, "unknown_event")
 
 
 if __name__ == "__main__":
