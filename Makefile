@@ -36,7 +36,8 @@ test: setup
 	scripts/run-examples.sh
 	$(MAKE) --no-print-directory tsan
 	$(MAKE) --no-print-directory asan ASAN_TESTS='$(ASAN_QUICK)'
-	scripts/fuzz.sh --runs 20000
+	scripts/fuzz.sh --runs 20000 fuzz-wav fuzz-profile fuzz-sound-model fuzz-http
+	scripts/fuzz.sh --runs 5000 fuzz-websocket
 
 # The inner loop while changing code (102 tests; 87 took 2 min 48 s with the setup check): every test that takes under ~3 s, in the same optimised
 # build. Not a substitute for `make test`: the accuracy guards, float references, live, server and concurrency

@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
 // libFuzzer targets for the loaders of every file Earshot reads: WAV audio, voice profiles, sound models; and
-// for `earshot serve`'s request handling (any bytes as an HTTP request).
+// for `earshot serve`'s request handling (any bytes as an HTTP request) and its Realtime WebSocket (any bytes
+// after the handshake).
 // A separate package (libFuzzer brings its own `main`), built by `make fuzz` with the fuzzer and address
 // sanitizers; see ../docs/fuzzing.md.
 import PackageDescription
@@ -18,5 +19,7 @@ let package = Package(
                                                                    .product(name: "EarshotCore", package: earshot)]),
         .executableTarget(name: "fuzz-http", dependencies: [.product(name: "EarshotServer", package: earshot),
                                                             .product(name: "EarshotCore", package: earshot)]),
+        .executableTarget(name: "fuzz-websocket", dependencies: [.product(name: "EarshotServer", package: earshot),
+                                                                 .product(name: "EarshotCore", package: earshot)]),
     ]
 )

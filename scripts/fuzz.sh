@@ -11,7 +11,7 @@ export PKG_CONFIG_PATH="$EARSHOT_HOME/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_P
 RUNS=1000000
 if [ "${1:-}" = "--runs" ]; then RUNS=$2; shift 2; fi
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(fuzz-wav fuzz-profile fuzz-sound-model fuzz-http)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(fuzz-wav fuzz-profile fuzz-sound-model fuzz-http fuzz-websocket)
 
 echo "==> building the fuzz targets (Fuzz/, libFuzzer + AddressSanitizer)"
 # SwiftPM's --sanitize=fuzzer links libFuzzer's main; -sanitize=fuzzer on the Swift code adds the coverage it steers by

@@ -264,8 +264,9 @@ extension HTTPServer {
             return
         }
         let giveBack = UpgradeHandle(handle)
-        let connection = WebSocketConnection(socket: socket, early: early, limits: limits.webSocket) { [weak self] connection in
-            _ = self?.webSockets.withLock { $0.removeValue(forKey: ObjectIdentifier(connection)) }
+        let open = webSockets  // not self: the server outlives its sockets (stop waits for them)
+        let connection = WebSocketConnection(socket: socket, early: early, limits: limits.webSocket) { connection in
+            _ = open.withLock { $0.removeValue(forKey: ObjectIdentifier(connection)) }
             earshot_http_upgrade_close(giveBack.pointer)
         }
         webSockets.withLock { $0[ObjectIdentifier(connection)] = connection }

@@ -104,7 +104,7 @@ public final class LiveTurns {
     public init(transcriber: Transcriber, settings: Settings = Settings(), store: ModelStore = ModelStore()) throws {
         self.transcriber = transcriber
         self.settings = settings
-        probabilities = try SpeechProbabilities(store: store)
+        probabilities = try SpeechProbabilities.shared(store: store)
     }
 
     deinit { guess?.reading.cancel() }

@@ -18,6 +18,14 @@ public final class SpeechProbabilities: Sendable {
         session = try InferenceSession(path: try VADModel.path(in: store), threads: 1)
     }
 
+    private static let instances = SharedInstances<URL, SpeechProbabilities>()
+
+    /// The process's loaded network for `store`: streams keep their own state (`StreamState`), so any number share
+    /// one (ONNX Runtime runs one session from many threads at once).
+    public static func shared(store: ModelStore = ModelStore()) throws -> SpeechProbabilities {
+        try instances.instance(for: store.home) { try SpeechProbabilities(store: store) }
+    }
+
     /// What the network carries from one frame to the next, so a long recording can be scored a block at a time.
     public struct StreamState: Sendable {
         var state = [Float](repeating: 0, count: SpeechProbabilities.stateShape.reduce(1, *))

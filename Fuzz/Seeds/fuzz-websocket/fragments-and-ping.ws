@@ -1,0 +1,1 @@
+–4Vxi"bQtB2?bA"'sA2}k‰„4Vxb]8€ 4VxpA0wFxbD3vzX0U#{[tB29SutŠ€4Vx‚‚4Vx5

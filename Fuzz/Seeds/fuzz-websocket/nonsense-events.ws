@@ -1,0 +1,2 @@
+Åõ4Vxi"bQtB2$aD9aQx`Q7w+Åâ4VxiZ92^%|Å¥4Vxi"bQtB2?bA"'sA2}k4tR3
+<U&wZ2Z>tgP?0vZ3tÅª4Vxi"bQtB2%aG?|#vU"0vZaQ%{[8Z(-ZfM&0vZ`Q7f];0I+

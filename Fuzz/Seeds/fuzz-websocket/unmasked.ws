@@ -1,0 +1,1 @@
+Å#{"type":"input_audio_buffer.clear"}

@@ -1,0 +1,109 @@
+import EarshotCore
+import EarshotServer
+import Foundation
+
+/// Any bytes a client sends after opening `earshot serve`'s Realtime WebSocket (`/v1/realtime?intent=transcription`),
+/// over a real loopback connection: frames of every kind, masked or not, fragmented, oversized, with JSON events
+/// (session updates, audio appends, commits) or nonsense inside. The server must answer with frames (or close) and
+/// keep answering a plain request; never crash. Unlike fuzz-http this one needs the models (the session reads
+/// audio with the speech detector and Whisper tiny.en): it runs over a private home linked to EARSHOT_HOME's.
+let home: URL = {
+    let installed = ModelStore().home
+    let home = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-fuzz-websocket-\(getpid())")
+    try? FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+    for name in ["runtime", "models"] {
+        try? FileManager.default.createSymbolicLink(at: home.appendingPathComponent(name), withDestinationURL: installed.appendingPathComponent(name))
+    }
+    return home
+}()
+
+let server: AppServer = {
+    var configuration = AppServer.Configuration(models: ModelStore(home: home))
+    configuration.port = 0
+    configuration.processNotes = false
+    configuration.log = ServerLog(format: .off)
+    let server = try! AppServer(configuration)
+    atexit { stopServer() }
+    return server
+}()
+
+func stopServer() {
+    server.stop()
+    try? FileManager.default.removeItem(at: home)
+}
+
+func connected() -> Int32 {
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(server.port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var reset = linger(l_onoff: 1, l_linger: 0)  // no TIME_WAIT: many thousand connections
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    precondition(fd >= 0, "socket")
+    setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
+    var timeout = timeval(tv_sec: 10, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    let ok = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    precondition(ok == 0, "the server must still accept connections (errno \(errno))")
+    return fd
+}
+
+func sendAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) {
+    var sent = 0
+    while sent < bytes.count {
+        let n = send(fd, bytes.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL))
+        if n <= 0 { return }  // the server closed after a violation
+        sent += n
+    }
+}
+
+/// Reads up to the end of the answer's head (the 101; libmicrohttpd drops a request whose client half-closes before
+/// its answer, so the client's bytes wait for it).
+func readHead(_ fd: Int32) -> [UInt8] {
+    var head = [UInt8]()
+    var byte: UInt8 = 0
+    while head.count < 4096, recv(fd, &byte, 1, 0) == 1 {
+        head.append(byte)
+        if head.suffix(4) == [13, 10, 13, 10] { break }
+    }
+    return head
+}
+
+/// Reads until the server closes or `limit` bytes came; returns what came.
+func readAll(_ fd: Int32, limit: Int = 1 << 20) -> [UInt8] {
+    var answer = [UInt8]()
+    var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+    while answer.count < limit {
+        let n = recv(fd, &buffer, buffer.count, 0)
+        if n <= 0 { break }
+        answer += buffer[0..<n]
+    }
+    return answer
+}
+
+let handshake = Array(("GET /v1/realtime?intent=transcription HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+    + "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").utf8)
+let health = Array("GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzWebSocket(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+    let fd = connected()
+    handshake.withUnsafeBytes { sendAll(fd, $0) }
+    let head = readHead(fd)
+    precondition(String(decoding: head.prefix(12), as: UTF8.self) == "HTTP/1.1 101", "the handshake is answered with 101")
+    // then the client's bytes and the end of the stream: the server reads them, answers what it can and closes (a
+    // half-close is the client leaving)
+    sendAll(fd, UnsafeRawBufferPointer(start: bytes, count: count))
+    shutdown(fd, Int32(SHUT_WR))
+    _ = readAll(fd)
+    close(fd)
+    let plain = connected()
+    health.withUnsafeBytes { sendAll(plain, $0) }
+    let status = String(decoding: readAll(plain).prefix(12), as: UTF8.self)
+    close(plain)
+    precondition(status == "HTTP/1.1 200", "the server must keep answering: '\(status)'")
+    return 0
+}
