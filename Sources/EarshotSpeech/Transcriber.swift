@@ -114,7 +114,8 @@ public actor Transcriber {
     }
 
     /// Finds the pieces as the blocks come (`next` returns nil at the end) and reads each with Whisper;
-    /// `progress` hears the seconds of audio taken in so far.
+    /// `progress` hears the seconds of audio taken in so far. A cancelled task stops before its next window
+    /// (`CancellationError`).
     private func transcribe(source: String, next: () throws -> [Float]?, segments segmentsRead: (([TranscriptSegment]) -> Void)? = nil,
                             progress: (Double) -> Void) throws -> Transcript {
         let rate = Double(SpeechRecognizer.sampleRate)
@@ -123,6 +124,9 @@ public actor Transcriber {
         var language: String?, languageProbability: Double?
         func read(_ ready: [PieceStream.Ready]) throws {
             for item in ready {
+                // a transcription whose task was cancelled (its client left, its reading is no longer wanted) stops
+                // before its next window; one still waiting for the transcriber stops before its first
+                try Task.checkCancellation()
                 let window = try recognizer.transcribe(window: item.samples, as: decoding)
                 ProcessMemory.releaseFreeHeap()  // or hours of windows leave the heap full of holes
                 progress(Double(pieces.length) / rate)

@@ -107,8 +107,7 @@ final class RealtimeSession {
             }
             configuration.prompt = next.prompt
             transcriber = try services.transcriber(configuration)
-            let kept = turns.settings
-            turns = try LiveTurns(transcriber: transcriber, settings: kept, store: services.models)
+            turns.transcriber = transcriber  // audio already buffered stays, and is read by the new one
         }
         if next.detection != settings.detection { turns.settings = Self.turnSettings(next.detection) }
         settings = next

@@ -38,6 +38,7 @@ public final class WebSocketConnection: @unchecked Sendable {
         var closeSent = false
         var closeDeadline: Date?
         var ended = false
+        /// The client's close frame came, with this code (1000 when it gave none).
         var closeCode: UInt16?
     }
 
@@ -76,6 +77,7 @@ public final class WebSocketConnection: @unchecked Sendable {
     }
 
     /// The next message, in order; nil once the connection is closed and every message before that was taken.
+    /// One receiver at a time.
     public func receive() async -> Message? {
         await withCheckedContinuation { (continuation: CheckedContinuation<Message?, Never>) in
             let ready: Message?? = state.withLock { state in
@@ -170,7 +172,7 @@ public final class WebSocketConnection: @unchecked Sendable {
                 (!state.outgoing.isEmpty, state.incomingBytes < limits.maxQueuedIn, state.closeDeadline)
             }
             if let deadline, Date() >= deadline { break }
-            if !wantsWrite, state.withLock({ $0.closeSent }), reader.failed { break }  // nothing more will be read
+            if !wantsWrite, state.withLock({ $0.closeSent }), reader.failed { break }  // the close is out; nothing more is read
             var fds = [pollfd(fd: socket, events: Int16((roomToRead && !reader.failed ? POLLIN : 0) | (wantsWrite ? POLLOUT : 0)), revents: 0),
                        pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
             let ready = poll(&fds, 2, 1000)
@@ -194,7 +196,8 @@ public final class WebSocketConnection: @unchecked Sendable {
                 pinged = true
                 queue(WebSocketFrame(fin: true, opcode: .ping, payload: Array("earshot".utf8)))
             }
-            if state.withLock({ $0.closeSent && $0.outgoing.isEmpty }), reader.failed || peerGone { break }
+            // both closes exchanged: the server closes the TCP connection (§7.1.1)
+            if state.withLock({ $0.closeSent && $0.outgoing.isEmpty && $0.closeCode != nil }) { break }
         }
         end()
     }

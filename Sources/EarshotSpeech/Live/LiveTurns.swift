@@ -80,7 +80,8 @@ public final class LiveTurns {
         didSet { if settings.detection != oldValue.detection { restartDetection() } }
     }
 
-    private let transcriber: Transcriber
+    /// Who reads the turns: another one (another model, language or prompt) reads the next readings.
+    public var transcriber: Transcriber
     private let probabilities: SpeechProbabilities
     private var stream = SpeechProbabilities.StreamState()
     /// Samples not yet scored (less than a frame).
@@ -94,12 +95,16 @@ public final class LiveTurns {
     private var speechRun = 0
     private var lastSpeech = 0
     private var nextPartial = 0
-    /// The partial reading under way (its turn, and the text once read).
-    private var partial: (turn: Int, text: Locked<String?>, reading: Task<Void, Never>)?
+    /// The partial reading under way, and its turn.
+    private var partial: (turn: Int, reading: Reading)?
+    /// The speculative reading of the turn so far, and where its audio ends.
+    private var guess: (end: Int, reading: Reading)?
+    /// A speculative reading dropped because speech resumed: no other starts until it has ended (a cancelled one
+    /// that had not begun ends at once), so a turn full of short pauses does not queue reading after reading.
+    private var dropped: Reading?
     /// Partial readings under way in the process (at most `partialsAtOnce`).
     private static let partialsUnderWay = Locked(0)
     static let partialsAtOnce = 1
-    private var guess: (end: Int, reading: Task<String, Error>)?
 
     public init(transcriber: Transcriber, settings: Settings = Settings(), store: ModelStore = ModelStore()) throws {
         self.transcriber = transcriber
@@ -107,7 +112,10 @@ public final class LiveTurns {
         probabilities = try SpeechProbabilities.shared(store: store)
     }
 
-    deinit { guess?.reading.cancel() }
+    deinit {
+        guess?.reading.cancel()
+        partial?.reading.cancel()
+    }
 
     /// Seconds of audio taken in so far.
     public var duration: Double { Double(history.end) / Double(Self.sampleRate) }
@@ -135,7 +143,11 @@ public final class LiveTurns {
             if score >= detection.threshold {
                 lastSpeech = scored
                 speechRun += 1
-                if let pending = guess, pending.end < scored { pending.reading.cancel(); guess = nil }  // speech again
+                if let pending = guess, pending.end < scored {  // speech again
+                    pending.reading.cancel()
+                    dropped = pending.reading
+                    guess = nil
+                }
                 if turn == nil, speechRun >= Self.framesToStart {
                     let start = max(bufferStart, scored - speechRun * frame - Int(detection.prefixPadding * rate))
                     turn = (nextTurn, start)
@@ -150,7 +162,8 @@ public final class LiveTurns {
                 if quiet >= detection.silenceDuration {
                     emit(.speechStopped(turn: current.id, at: Double(scored) / rate))
                     try await finish(current, end: scored, emit: emit)
-                } else if quiet >= Self.quietToGuess, guess == nil {
+                } else if quiet >= Self.quietToGuess, guess == nil, dropped?.hasEnded ?? true {
+                    dropped = nil
                     guess = (scored, read(from: current.start, to: scored))
                 }
             }
@@ -163,8 +176,7 @@ public final class LiveTurns {
             } else {
                 reportPartial(of: current.id, emit: emit)
                 if settings.partialInterval > 0, guess == nil, partial == nil, speechRun > 0, scored >= nextPartial, Self.claimPartial() {
-                    let (text, reading) = readPartial(from: current.start, to: scored)
-                    partial = (current.id, text, reading)
+                    partial = (current.id, read(from: current.start, to: scored) { Self.partialsUnderWay.withLock { $0 -= 1 } })
                     nextPartial = scored + Int(settings.partialInterval * rate)
                 }
             }
@@ -197,6 +209,7 @@ public final class LiveTurns {
     private func restartDetection() {
         guess?.reading.cancel()
         guess = nil
+        partial?.reading.cancel()
         partial = nil
         turn = nil
         speechRun = 0
@@ -210,19 +223,21 @@ public final class LiveTurns {
         emit(.committed(turn: current.id))
         // the speculative reading stands when no speech came after the audio it read
         let reading = guess.flatMap { $0.end >= lastSpeech && $0.end <= end ? $0.reading : nil } ?? read(from: current.start, to: end)
-        if let pending = guess, pending.reading != reading { pending.reading.cancel() }
+        if let pending = guess, pending.reading !== reading { pending.reading.cancel() }
         guess = nil
-        partial = nil  // a preview of this turn still being read is of no use now (it finishes on its own)
+        partial?.reading.cancel()  // a preview of this turn is of no use now
+        partial = nil
         turn = nil
         bufferStart = end
-        let text = try await reading.value
+        let text = try await reading.text()
         history.forget(before: bufferStart)
         emit(.completed(turn: current.id, text: text, duration: Double(end - current.start) / Double(Self.sampleRate)))
     }
 
     /// The partial reading's text, once it is in (dropped if its turn has ended).
     private func reportPartial(of turn: Int, emit: (Event) -> Void) {
-        guard let pending = partial, let text = pending.text.withLock({ $0 }) else { return }
+        guard let pending = partial, pending.reading.hasEnded else { return }
+        let text = pending.reading.result ?? ""  // a failed preview is no preview: the turn's own reading reports it
         partial = nil
         if pending.turn == turn, !text.isEmpty { emit(.partial(turn: turn, text: text)) }
     }
@@ -235,24 +250,37 @@ public final class LiveTurns {
         }
     }
 
-    /// Reads a partial beside the stream; the text lands in the box (empty when the reading failed: a partial is
-    /// only a preview, and the turn's own reading reports any failure).
-    private func readPartial(from start: Int, to end: Int) -> (Locked<String?>, Task<Void, Never>) {
-        let box = Locked<String?>(nil)
-        return (box, Self.settle(read(from: start, to: end), into: box))
+    private func read(from start: Int, to end: Int, then ended: @escaping @Sendable () -> Void = {}) -> Reading {
+        Reading(AudioBuffer(samples: Array(history.samples(from: start, to: end)), sampleRate: Self.sampleRate),
+                transcriber: transcriber, then: ended)
     }
+}
 
-    private static func settle(_ reading: Task<String, Error>, into box: Locked<String?>) -> Task<Void, Never> {
-        Task {
-            let text = (try? await reading.value) ?? ""
-            box.withLock { $0 = text }
-            partialsUnderWay.withLock { $0 -= 1 }
+/// One reading of a stretch of the stream, under way beside it: its text once read, and whether it has ended (a
+/// cancelled reading that had not begun ends at once: the transcriber checks before each window).
+private final class Reading: Sendable {
+    private let task: Task<String, Error>
+    private let outcome: Locked<(ended: Bool, text: String?)>
+
+    init(_ audio: AudioBuffer, transcriber: Transcriber, then ended: @escaping @Sendable () -> Void) {
+        let outcome = Locked<(ended: Bool, text: String?)>((false, nil))
+        self.outcome = outcome
+        task = Task {
+            defer { ended() }
+            do {
+                let text = try await transcriber.transcribe(audio, source: "live turn").text
+                outcome.withLock { $0 = (true, text) }
+                return text
+            } catch {
+                outcome.withLock { $0.ended = true }
+                throw error
+            }
         }
     }
 
-    private func read(from start: Int, to end: Int) -> Task<String, Error> {
-        let audio = AudioBuffer(samples: Array(history.samples(from: start, to: end)), sampleRate: Self.sampleRate)
-        let transcriber = self.transcriber
-        return Task { try await transcriber.transcribe(audio, source: "live turn").text }
-    }
+    var hasEnded: Bool { outcome.withLock { $0.ended } }
+    /// The text, once read (nil while under way, or when the reading failed).
+    var result: String? { outcome.withLock { $0.text } }
+    func text() async throws -> String { try await task.value }
+    func cancel() { task.cancel() }
 }
