@@ -59,21 +59,9 @@ public final class RawHTTPConnection: @unchecked Sendable {
         return (received, false)
     }
 
-    /// Closes the writing side (the server sees the end of the stream).
-    public func finishSending() { shutdown(socket, Int32(SHUT_WR)) }
-
     /// What arrives within `seconds`, and whether the server closed the connection.
     public func read(seconds: Double) -> (text: String, closed: Bool) {
-        var received = Data()
-        let deadline = Date().addingTimeInterval(seconds)
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while Date() < deadline {
-            var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, Int32(max(1, deadline.timeIntervalSinceNow * 1000))) > 0 else { continue }
-            let n = recv(socket, &buffer, buffer.count, 0)
-            if n <= 0 { return (String(decoding: received, as: UTF8.self), true) }
-            received.append(contentsOf: buffer[0..<n])
-        }
-        return (String(decoding: received, as: UTF8.self), false)
+        let (bytes, closed) = readBytes(seconds: seconds)
+        return (String(decoding: bytes, as: UTF8.self), closed)
     }
 }
