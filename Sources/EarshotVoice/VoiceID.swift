@@ -27,7 +27,7 @@ public actor VoiceID {
         let encoder = try SpeakerEncoder.shared(store: store)
         enrollment = try SpeakerEnrollment(encoder: encoder, store: store)
         verifier = VoiceVerifier(encoder: encoder)
-        self.profiles = profiles ?? VoiceProfileStore(store: store)
+        self.profiles = (profiles ?? VoiceProfileStore(store: store)).checking(against: encoder)
         self.background = background ?? BackgroundSpeakers(store: store)
     }
 

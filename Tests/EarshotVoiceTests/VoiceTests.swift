@@ -134,6 +134,16 @@ final class VoiceTests: XCTestCase {
                               "\($0.localizedDescription) lacks \(message)")
             }
         }
+        // enrolled on another build of the speaker network: refused where the installed network is known
+        try JSONEncoder().encode(damaged { $0.encoderHash = String(repeating: "0", count: 64) }).write(to: file)
+        XCTAssertNoThrow(try store.load("carol"), "a store that checks no build reads it")
+        XCTAssertThrowsError(try store.checking(against: enrollment.encoder).load("carol")) {
+            XCTAssertTrue($0.localizedDescription.contains("carol.json: enrolled with another build of the speaker network (build 000000000000"),
+                          $0.localizedDescription)
+        }
+        XCTAssertEqual(store.checking(against: enrollment.encoder).loadAll().damaged, ["carol"])
+        XCTAssertNoThrow(try store.checking(against: enrollment.encoder).save(profile))
+        XCTAssertEqual(try store.checking(against: enrollment.encoder).load("carol"), profile, "this build's own profile reads")
         // a matrix whose values do not fill it is refused while decoding
         var json = String(decoding: try JSONEncoder().encode(profile), as: UTF8.self)
         json = json.replacingOccurrences(of: "\"rows\":256", with: "\"rows\":9999")

@@ -57,7 +57,7 @@ public final class Diarizer: Sendable {
     public init(profiles: VoiceProfileStore? = nil, store: ModelStore = ModelStore()) throws {
         encoder = try SpeakerEncoder.shared(store: store)
         vad = try SpeechProbabilities(store: store)
-        self.profiles = profiles ?? VoiceProfileStore(store: store)
+        self.profiles = (profiles ?? VoiceProfileStore(store: store)).checking(against: encoder)
     }
 
     /// Diarizes a recording in any format Earshot reads ("-" for standard input). `progress` gets the seconds

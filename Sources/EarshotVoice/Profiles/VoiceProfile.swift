@@ -87,6 +87,10 @@ public enum VoiceError: Error, LocalizedError, Equatable {
 /// Profiles as JSON files under `EARSHOT_HOME/voice/profiles`, written atomically.
 public struct VoiceProfileStore: Sendable {
     public let directory: URL
+    /// The build of the speaker network profiles must have been enrolled with (`SpeakerEncoder.modelHash`); nil
+    /// checks none. `VoiceID` and `Diarizer` set it to the installed one: a profile enrolled on another build holds
+    /// vectors this one does not make, and its head would score them wrongly, so it is refused like a damaged one.
+    public var encoderHash: String?
 
     public init(store: ModelStore = ModelStore()) {
         directory = store.home.appendingPathComponent("voice/profiles")
@@ -120,7 +124,20 @@ public struct VoiceProfileStore: Sendable {
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw VoiceError.unknownProfile(name, known: names())
         }
-        return try VoiceProfile.validated(from: data, path: url.path, name: name)
+        let profile = try VoiceProfile.validated(from: data, path: url.path, name: name)
+        if let encoderHash, profile.encoderHash != encoderHash {
+            throw VoiceError.badProfile(path: url.path, problem: "enrolled with another build of the speaker network (build "
+                + "\(profile.encoderHash.prefix(12)); setup has since installed build \(encoderHash.prefix(12)), whose vectors differ); "
+                + "enrol the person again")
+        }
+        return profile
+    }
+
+    /// The same store, checking profiles against `encoder`'s build.
+    public func checking(against encoder: SpeakerEncoder) -> VoiceProfileStore {
+        var store = self
+        store.encoderHash = encoder.modelHash
+        return store
     }
 }
 
