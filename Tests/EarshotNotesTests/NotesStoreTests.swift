@@ -113,8 +113,71 @@ final class NotesStoreTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: fixture.notesDirectory.appendingPathComponent("audio").path),
                        recordings, "no recording copied in")
 
-        XCTAssertEqual(try NotesStore.repair(directory: fixture.notesDirectory).recovered, 2)
-        XCTAssertNil(try fixture.store().damage)
+        // repair carries over what could still be read (the notes and their tags, under their ids), not just the
+        // recordings
+        let readable = try store.list()
+        let repair = try NotesStore.repair(directory: fixture.notesDirectory)
+        XCTAssertEqual(repair.carried + repair.recovered, 2, "\(repair)")
+        XCTAssertGreaterThanOrEqual(repair.carried, 1, "\(repair)")
+        let repaired = try fixture.store()
+        XCTAssertNil(repaired.damage)
+        for note in readable where repair.carried == 2 || note.tags == ["home"] {
+            let again = try repaired.note(note.id)
+            XCTAssertEqual(again.tags, note.tags)
+            XCTAssertEqual(again.title, note.title)
+            XCTAssertEqual(again.sourceName, note.sourceName)
+        }
+    }
+
+    /// Repair carries every note the damaged database still gives, with what the pipeline wrote for it, its id
+    /// and tags; its finished stages stay finished, but for the embedding (not carried, so redone).
+    func testRepairCarriesOverWhatTheDamagedDatabaseStillGives() throws {
+        let path = try fixture.speech("Remember to call the plumber.", name: "memo.wav")
+        let database = fixture.notesDirectory.appendingPathComponent("notes.db")
+        do {
+            let store = try fixture.store()
+            for i in 0..<40 { try store.add(path: path, tags: ["batch", "n\(i)"]) }
+            try store.edit(3, title: "Call the plumber")
+            try store.db.query("UPDATE stages SET state = 'done', completions = 1 WHERE note_id = 3")
+            try store.db.query("UPDATE notes SET transcript = 'Remember to call the plumber.', summary = 'A call to make.' WHERE id = 3")
+            // note 20's row fills pages of its own, marked so the test can find them
+            try store.db.query("UPDATE notes SET transcript = ? WHERE id = 20", [.text(String(repeating: "zebra crossing ", count: 600))])
+        }
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database.path + suffix) }
+        var bytes = try Data(contentsOf: database)
+        let page = 4096, marker = Data("zebra crossing zebra crossing".utf8)
+        var damaged = 0
+        // every overflow page holding note 20's words (not the b-tree pages they start on, which hold other rows too):
+        // garbage, so that row alone cannot be read
+        let btreePages: Set<UInt8> = [0x02, 0x05, 0x0A, 0x0D]
+        for start in stride(from: page, to: bytes.count, by: page)
+        where !btreePages.contains(bytes[start]) && bytes[start..<min(bytes.count, start + page)].range(of: marker) != nil {
+            for i in start..<min(bytes.count, start + page) { bytes[i] = 0x5A }
+            damaged += 1
+        }
+        XCTAssertGreaterThan(damaged, 0)
+        try bytes.write(to: database)
+        let damagedStore = try fixture.store()
+        XCTAssertNotNil(damagedStore.damage)
+        XCTAssertEqual(try damagedStore.list().count, 39, "read-only, every note but the damaged one is listed")
+        XCTAssertEqual(try damagedStore.list(tag: "n2").map(\.id), [3], "filters work past the damage")
+        XCTAssertEqual(try damagedStore.list(limit: 5).map(\.id), [40, 39, 38, 37, 36], "newest first")
+        XCTAssertThrowsError(try damagedStore.note(20), "the damaged note is an error, not an empty note")
+
+        let repair = try NotesStore.repair(directory: fixture.notesDirectory)
+        print("repair of a 40-note store with \(damaged) pages garbage: \(repair)")
+        XCTAssertEqual(repair.carried + repair.recovered, 40, "\(repair)")
+        XCTAssertEqual(repair.recovered, 1, "note 20 was lost with its pages, and made again from its recording: \(repair)")
+        XCTAssertEqual(repair.carried, 39, "the rest carried over, row by row past the damage")
+        let store = try fixture.store()
+        let note = try store.note(3)
+        XCTAssertEqual(note.title, "Call the plumber")
+        XCTAssertEqual(note.transcript, "Remember to call the plumber.")
+        XCTAssertEqual(note.tags, ["batch", "n2"])
+        XCTAssertEqual(note.stages.map(\.state), [.done, .done, .pending], "transcribe and summarise stay done; embed is redone")
+        XCTAssertEqual(try NotesSearch(store: store, modelStore: fixture.modelStore).search("plumber", mode: .words).map(\.id), [3],
+                       "the words index holds carried notes")
+        XCTAssertEqual(try store.list().count, 40, "every recording is a note")
     }
 
     func testNonAudioCorruptAndMissingFilesAreRefusedAndNothingIsStored() throws {

@@ -3,25 +3,32 @@ import Foundation
 
 /// What `NotesStore.repair` did.
 public struct NotesRepair: Sendable, Codable, Equatable {
-    /// Notes made again from stored recordings (their stages queued: transcripts, titles and summaries are redone).
+    /// Notes read back from the damaged database, with their ids, titles, summaries, action items, transcripts
+    /// and tags; their finished stages stay finished (but for meaning search's embedding, redone).
+    public var carried: Int
+    /// Notes made again from stored recordings the damaged database no longer showed (their stages queued:
+    /// transcripts, titles and summaries are redone), tagged `recovered`.
     public var recovered: Int
     /// Stored files that are not readable audio, left where they are.
     public var skipped: [String]
     /// Where the damaged database was moved, when there was one.
     public var damagedDatabase: String?
 
-    private enum CodingKeys: String, CodingKey { case recovered, skipped, damagedDatabase = "damaged_database" }
+    private enum CodingKeys: String, CodingKey { case carried, recovered, skipped, damagedDatabase = "damaged_database" }
 }
 
 extension NotesStore {
-    /// Rebuilds a store whose database is missing, empty or damaged from its recordings: the old database
-    /// (if any) is moved aside, never deleted, and every readable recording becomes a note again, dated by
-    /// its file, with all its stages queued. Runs under the store's lock, so no other process repairs too.
+    /// Rebuilds a store whose database is missing, empty or damaged: every note the old database can still give
+    /// (row by row, past damaged pages) is carried over with its id and everything written for it, then every
+    /// other readable recording becomes a note again, dated by its file, with all its stages queued. The old
+    /// database is moved aside, never deleted. Runs under the store's lock, so no other process repairs too.
     public static func repair(directory: URL = NotesStore.defaultDirectory()) throws -> NotesRepair {
         try FileLock.withExclusiveLock(at: directory.appendingPathComponent(".repair.lock")) {
             let database = directory.appendingPathComponent(databaseName)
             var movedAside: String?
             let size = (try? FileManager.default.attributesOfItem(atPath: database.path)[.size] as? Int) ?? nil
+            // what the old database still gives, read before it is moved aside (nothing when not even its header reads)
+            let readable = (size ?? 0) > 0 ? ((try? NotesStore(directory: directory)).map(CarriedNote.read) ?? []) : []
             if let size {
                 if size > 0 {
                     let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "-")
@@ -40,6 +47,11 @@ extension NotesStore {
                 try? FileManager.default.removeItem(at: journal)
             }
             let store = try NotesStore(directory: directory, rebuilding: true)
+            var carried = 0
+            for note in readable where FileManager.default.fileExists(atPath: store.audioDirectory.appendingPathComponent(note.audioFile).path) {
+                try store.carry(note)
+                carried += 1
+            }
             let known = Set(try store.guarded { try store.db.query("SELECT audio_file FROM notes") }.compactMap { $0.first?.string })
             var recovered = 0, skipped: [String] = []
             for file in recordings(in: store.audioDirectory) where !known.contains(file.lastPathComponent) {
@@ -49,7 +61,55 @@ extension NotesStore {
                                          created: created, tags: ["recovered"])
                 recovered += 1
             }
-            return NotesRepair(recovered: recovered, skipped: skipped, damagedDatabase: movedAside)
+            return NotesRepair(carried: carried, recovered: recovered, skipped: skipped, damagedDatabase: movedAside)
+        }
+    }
+}
+
+/// A note as a damaged database still gives it.
+struct CarriedNote {
+    var id: Int
+    var row: [SQLValue]  // NotesStore.noteColumns
+    var tags: [String]
+    var done: Set<NoteStage>
+
+    var audioFile: String { row[3].string ?? "" }
+
+    /// Every note a store's database can still give, each read on its own (a damaged page loses the rows on it,
+    /// not the rest), with its tags and finished stages when those can be read.
+    static func read(from store: NotesStore) -> [CarriedNote] {
+        store.readableRows("SELECT \(NotesStore.noteColumns) FROM notes WHERE 1", []).compactMap { row in
+            guard let id = row[0].int, row.count == 12, row[3].string != nil else { return nil }
+            let tags = (try? store.db.query("SELECT tag FROM tags WHERE note_id = ? ORDER BY tag", [.integer(Int64(id))]))?
+                .compactMap { $0.first?.string }
+            let done = (try? store.db.query("SELECT stage FROM stages WHERE note_id = ? AND state = 'done'", [.integer(Int64(id))]))?
+                .compactMap { $0.first?.string.flatMap(NoteStage.init(rawValue:)) }
+            return CarriedNote(id: id, row: row, tags: tags ?? [], done: Set(done ?? []))
+        }
+    }
+}
+
+extension NotesStore {
+    /// Puts a carried note back under its own id: its content, its tags, and its finished stages finished (the
+    /// embedding is not carried: meaning search's stage runs again).
+    func carry(_ note: CarriedNote) throws {
+        try guarded {
+            try db.transaction {
+                let r = note.row
+                try db.query("""
+                    INSERT INTO notes (id, created, source_name, audio_file, duration, title, title_by, summary, actions, transcript,
+                                       segments, language_model) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, [.integer(Int64(note.id))] + Array(r[1...]))
+                for stage in NoteStage.allCases {
+                    let done = note.done.contains(stage) && stage != .embed
+                    try db.query("INSERT INTO stages (note_id, stage, position, state, completions) VALUES (?, ?, ?, ?, ?)",
+                                 [.integer(Int64(note.id)), .text(stage.rawValue), .integer(Int64(stage.position)),
+                                  .text(done ? "done" : "pending"), .integer(done ? 1 : 0)])
+                }
+                for tag in note.tags {
+                    try db.query("INSERT OR IGNORE INTO tags (note_id, tag) VALUES (?, ?)", [.integer(Int64(note.id)), .text(tag)])
+                }
+            }
         }
     }
 }

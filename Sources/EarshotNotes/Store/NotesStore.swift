@@ -206,9 +206,23 @@ public final class NotesStore {
                 sql += " AND segments LIKE ? ESCAPE '\\'"
                 values.append(.text("%\(pattern)%"))
             }
-            sql += " ORDER BY created DESC, id DESC"
-            if let limit { sql += " LIMIT \(limit)" }
-            return try notes(from: db.query(sql, values))
+            do {
+                return try notes(from: db.query(sql + " ORDER BY created DESC, id DESC" + (limit.map { " LIMIT \($0)" } ?? ""), values))
+            } catch let error as SQLiteDatabase.Failure where damage != nil && error.isCorrupt {
+                // a damaged page stops a scan: past it, each note is read on its own, and those on the page are left out
+                let readable = readableRows(sql, values).sorted { ($0[1].double ?? 0, $0[0].int ?? 0) > ($1[1].double ?? 0, $1[0].int ?? 0) }
+                return readable.prefix(limit ?? readable.count).compactMap { row in try? notes(from: [row]).first }
+            }
+        }
+    }
+
+    /// The rows `sql` (a query of `noteColumns` with a WHERE clause) gives, read one id at a time so that a damaged
+    /// page loses only the rows on it: for a store opened read-only because of damage.
+    func readableRows(_ sql: String, _ values: [SQLValue]) -> [[SQLValue]] {
+        let largest = (try? db.query("SELECT max(id) FROM notes").first?.first?.int).flatMap { $0 } ?? 0
+        guard largest > 0 else { return [] }
+        return (1...largest).compactMap { id in
+            (try? db.query(sql + " AND id = ?", values + [.integer(Int64(id))]))?.first
         }
     }
 
