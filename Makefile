@@ -42,7 +42,7 @@ test: setup
 # The inner loop while changing code (102 tests; 87 took 2 min 48 s with the setup check): every test that takes under ~3 s, in the same optimised
 # build. Not a substitute for `make test`: the accuracy guards, float references, live, server and concurrency
 # tests are left out.
-SLOW_TESTS = WhisperFloatReferenceTests|RealtimeAPITests|LiveTurnsTests|BatchCommandTests|ConnectionLoadTests|AccuracyGuardTests|MicrophoneCaptureTests|SoundVoiceAPITests|ConcurrentUseTests|NotesAPITests|NotesPipelineTests|VoiceTests|VoiceEnrolConcurrencyTests|SharedWhisperTests|SpeakerEncoderFloatReferenceTests|YAMNetFloatReferenceTests|LiveTranscriberTests|FileTranscriberTests|SpeechSegmenterTests.testBlocks|LanguageRunnerTests|DiarizationTests.testEnrolled|DiarizationTests.testLibriSpeech|DiarizeCommandTests.testTranscripts|DiarizeCommandTests.testLive
+SLOW_TESTS = WhisperFloatReferenceTests|RealtimeAPITests|SlowClientTests|LiveTurnsTests|BatchCommandTests|ConnectionLoadTests|AccuracyGuardTests|MicrophoneCaptureTests|SoundVoiceAPITests|ConcurrentUseTests|NotesAPITests|NotesPipelineTests|VoiceTests|VoiceEnrolConcurrencyTests|SharedWhisperTests|SpeakerEncoderFloatReferenceTests|YAMNetFloatReferenceTests|LiveTranscriberTests|FileTranscriberTests|SpeechSegmenterTests.testBlocks|LanguageRunnerTests|DiarizationTests.testEnrolled|DiarizationTests.testLibriSpeech|DiarizeCommandTests.testTranscripts|DiarizeCommandTests.testLive
 check: setup
 	$(SWIFT) test $(RELEASE) --skip '$(SLOW_TESTS)'
 
@@ -67,7 +67,7 @@ examples: setup
 
 # The library's concurrency under the thread sanitizer: each capability driven from 8 tasks at once, the live
 # streams, the core, the notes store and the HTTP server (a separate build folder; any data race fails the run).
-TSAN_TESTS = ConcurrentUseTests|EarshotCoreTests|LiveTranscriberTests|NotesStoreTests|AccessPolicyTests|LiveAPITests|ConnectionLoadTests|WorkQueueTests|RealtimeAPITests.testStopping|RealtimeAPITests.testBroken|RealtimeAPITests.testTwoSessions
+TSAN_TESTS = ConcurrentUseTests|EarshotCoreTests|LiveTranscriberTests|NotesStoreTests|AccessPolicyTests|LiveAPITests|ConnectionLoadTests|WorkQueueTests|RealtimeAPITests.testStopping|RealtimeAPITests.testBroken|RealtimeAPITests.testTwoSessions|SlowClientTests
 tsan: setup
 	$(SWIFT) build --build-tests --sanitize=thread --build-path .build/tsan
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build --sanitize=thread --build-path .build/tsan --filter '$(TSAN_TESTS)'

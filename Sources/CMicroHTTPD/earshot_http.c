@@ -8,6 +8,7 @@ struct MHD_Daemon *earshot_http_start(const char *host, uint16_t port, unsigned 
                                       unsigned threads, unsigned timeout_seconds,
                                       MHD_AccessHandlerCallback handler, void *handler_cls,
                                       MHD_RequestCompletedCallback completed, void *completed_cls,
+                                      MHD_NotifyConnectionCallback connections, void *connections_cls,
                                       char *error, size_t error_size) {
     struct addrinfo hints, *found = NULL;
     memset(&hints, 0, sizeof hints);
@@ -35,6 +36,7 @@ struct MHD_Daemon *earshot_http_start(const char *host, uint16_t port, unsigned 
         MHD_OPTION_THREAD_POOL_SIZE, threads,
         MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+        MHD_OPTION_NOTIFY_CONNECTION, connections, connections_cls,
         MHD_OPTION_END);
     freeaddrinfo(found);
     if (daemon == NULL) snprintf(error, error_size, "cannot listen on %s port %u (in use, or not an address of this machine)",
@@ -49,4 +51,9 @@ uint16_t earshot_http_port(struct MHD_Daemon *daemon) {
 
 void earshot_http_upgrade_close(struct MHD_UpgradeResponseHandle *handle) {
     MHD_upgrade_action(handle, MHD_UPGRADE_ACTION_CLOSE);
+}
+
+int earshot_http_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
 }

@@ -25,6 +25,13 @@ public final class HTTPServer: @unchecked Sendable {
         /// Seconds a connection may sit idle: sending nothing, or waiting for a request's next bytes. Streams send
         /// a keep-alive every 15 s, and a connection waiting for its handler's answer is not idle.
         public var idleTimeout: Int = 30
+        /// Seconds a connection may take to send a request's head, however it trickles (a byte at a time resets
+        /// the idle timeout, not this).
+        public var headTimeout: Double = 20
+        /// Bytes per second a body must average once it has had `bodyGrace` seconds: a slower one is cut off
+        /// (Apache's mod_reqtimeout uses the same 500 B/s after 20 s).
+        public var minBodyRate: Double = 500
+        public var bodyGrace: Double = 20
         /// WebSockets open at once (each has a thread while it lives), and what each may hold.
         public var webSockets: Int = 64
         public var webSocket = WebSocketConnection.Limits()
@@ -50,6 +57,7 @@ public final class HTTPServer: @unchecked Sendable {
     private var daemon: OpaquePointer?
     private let stopping = NSLock()
     let suspensions = Suspensions()
+    let headDeadlines: HeadDeadlines
     /// The open WebSockets: closed before the daemon stops (libmicrohttpd wants their sockets back first).
     private let webSockets = Locked<[ObjectIdentifier: WebSocketConnection]>([:])
 
@@ -62,6 +70,7 @@ public final class HTTPServer: @unchecked Sendable {
         self.gate = gate
         self.handler = handler
         self.commonHeaders = commonHeaders
+        headDeadlines = HeadDeadlines(seconds: limits.headTimeout)
         guard (0...65535).contains(port) else { throw ServerError.cannotListen("port \(port) is not from 0 to 65535") }
         var error = [CChar](repeating: 0, count: 256)
         // unretained: deinit stops the daemon (joining its threads) before this object goes
@@ -69,7 +78,7 @@ public final class HTTPServer: @unchecked Sendable {
         let connections = Self.descriptorsAllowing(limits.connections)
         guard let daemon = earshot_http_start(host, UInt16(port), UInt32(connections), UInt32(min(connections, limits.connectionsPerAddress)),
                                               UInt32(max(1, limits.threads)), UInt32(limits.idleTimeout),
-                                              accessHandler, me, requestCompleted, me, &error, error.count) else {
+                                              accessHandler, me, requestCompleted, me, connectionNotice, me, &error, error.count) else {
             throw ServerError.cannotListen(String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
         self.daemon = daemon
@@ -82,6 +91,7 @@ public final class HTTPServer: @unchecked Sendable {
         stopping.withLock {
             guard let daemon else { return }
             suspensions.stopAll()
+            headDeadlines.stop()
             let open = webSockets.withLock { Array($0.values) }
             for socket in open { socket.close(.goingAway, "the server is stopping") }
             for socket in open { socket.waitUntilEnded(seconds: socket.limits.closeWait + 2) }
@@ -111,6 +121,7 @@ public final class HTTPServer: @unchecked Sendable {
     fileprivate func access(_ connection: OpaquePointer, url: String, method: String, upload: UnsafePointer<CChar>?,
                             size: UnsafeMutablePointer<Int>, state: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
         guard let existing = state.pointee else {
+            headDeadlines.clear(connection)
             let head = RequestHead(method: method.uppercased(), path: url, query: values(connection, .GET_ARGUMENT_KIND, lowercased: false),
                                    headers: values(connection, .HEADER_KIND, lowercased: true),
                                    cookies: values(connection, .COOKIE_KIND, lowercased: false))
@@ -124,6 +135,12 @@ public final class HTTPServer: @unchecked Sendable {
         if exchange.answered { size.pointee = 0; return MHD_Result.YES }
         if size.pointee > 0 {
             exchange.received += size.pointee
+            // a body trickled slower than the minimum rate (past its grace) is cut off: it would hold its upload open
+            let elapsed = Date().timeIntervalSince(exchange.started)
+            if elapsed > limits.bodyGrace, Double(exchange.received) < limits.minBodyRate * elapsed {
+                size.pointee = 0
+                return MHD_Result.NO
+            }
             if exchange.received > limits.maxUpload {
                 // Past the limit the rest is discarded, and the 413 goes out when the body ends. libmicrohttpd
                 // cannot answer in the middle of a body, so a body that goes on past twice the limit (at most
@@ -373,17 +390,27 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     return server.access(connection, url: String(cString: url), method: String(cString: method), upload: upload, size: size, state: state)
 }
 
-private let upgradeHandler: MHD_UpgradeHandler = { cls, _, state, early, earlySize, socket, handle in
+private let upgradeHandler: MHD_UpgradeHandler = { cls, connection, state, early, earlySize, socket, handle in
     guard let cls, let state, let handle else {
         if let handle { earshot_http_upgrade_close(handle) }
         return
     }
     let exchange = Unmanaged<Exchange>.fromOpaque(state).takeUnretainedValue()
+    if let connection { Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().headDeadlines.upgraded(connection) }
     let bytes = early.map { Array(UnsafeRawBufferPointer(start: $0, count: earlySize)) } ?? []
     Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().upgraded(exchange, socket: socket, early: bytes, handle: handle)
 }
 
-private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, state, _ in
+private let connectionNotice: MHD_NotifyConnectionCallback = { cls, connection, _, code in
+    guard let cls, let connection else { return }
+    let deadlines = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().headDeadlines
+    // MHD_CONNECTION_NOTIFY_STARTED is 0, CLOSED 1 (Swift does not shorten these constants' names)
+    if code.rawValue == 0 { deadlines.awaitHead(connection) } else { deadlines.closed(connection) }
+}
+
+private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, state, _ in
+    // a kept-alive connection waits for its next head from here
+    if let cls, let connection { Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().headDeadlines.awaitHead(connection) }
     // the request ended (answered, or the client went away mid-upload): its temporary files go with it, and a
     // handler or stream that finishes later no longer touches the connection
     guard let cls, let state, let pointer = state.pointee else { return }
