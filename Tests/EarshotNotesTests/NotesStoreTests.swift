@@ -163,6 +163,10 @@ final class NotesStoreTests: XCTestCase {
         XCTAssertEqual(try damagedStore.list(tag: "n2").map(\.id), [3], "filters work past the damage")
         XCTAssertEqual(try damagedStore.list(limit: 5).map(\.id), [40, 39, 38, 37, 36], "newest first")
         XCTAssertThrowsError(try damagedStore.note(20), "the damaged note is an error, not an empty note")
+        let damagedSearch = NotesSearch(store: damagedStore, modelStore: fixture.modelStore)
+        XCTAssertEqual(try damagedSearch.search("PLUMBER", mode: .words).map(\.id), [3], "search shows what can be read")
+        XCTAssertEqual(try damagedSearch.search("zebra", mode: .words).map(\.id), [], "the damaged note's words are gone with it, "
+                       + "and looking for them is no error")
 
         let repair = try NotesStore.repair(directory: fixture.notesDirectory)
         print("repair of a 40-note store with \(damaged) pages garbage: \(repair)")

@@ -73,6 +73,16 @@ public final class NotesSearch {
     /// note has them all, any of them will do. Stop words are dropped when the query has other words. A query written in FTS5 syntax (quotes, parentheses, AND,
     /// OR, NOT, NEAR, prefix*) is passed through, and a malformed one gets a clear error.
     func words(_ query: String, limit: Int, highlight: Highlight) throws -> [Hit] {
+        do {
+            return try indexedWords(query, limit: limit, highlight: highlight)
+        } catch let error as NotesError {
+            // read-only because damaged, and the index is on a damaged page: read what can be read instead
+            guard case .needsRepair = error, store.damage != nil else { throw error }
+            return scannedWords(query, limit: limit, highlight: highlight)
+        }
+    }
+
+    private func indexedWords(_ query: String, limit: Int, highlight: Highlight) throws -> [Hit] {
         if Self.usesSyntax(query) { return try ftsQuery(query, original: query, limit: limit, highlight: highlight) }
         // "in", "the", "to" match every note: leave them out unless the query is nothing else
         let all = Titles.words(query), content = all.filter { !Titles.stopWords.contains($0) }

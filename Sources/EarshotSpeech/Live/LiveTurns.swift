@@ -6,8 +6,10 @@ import Foundation
 /// turn (`commit`). Each turn is read by Whisper as a whole recording (the same reading `Transcriber.transcribe`
 /// gives a file), with partial text about once a second while it goes on.
 ///
-/// To answer soon after speech ends, the turn is read speculatively as soon as the quiet begins: by the time the
-/// quiet has lasted long enough to end the turn, its text is usually ready (speech that resumes drops the guess).
+/// To answer soon after speech ends, a turn ended by silence is read up to `readQuiet` into its final quiet, and that
+/// reading starts the moment the quiet gets there: by the time the quiet has lasted long enough to end the turn, its
+/// text is usually ready (speech that resumes drops it). What is read depends on the audio alone, never on how busy
+/// the machine is: when the early reading could not start, the same stretch is read at the end.
 /// Partial readings run beside the stream, never in its way, and only one at a time in the whole process: with many
 /// streams on one Whisper, the readings that end turns would otherwise wait behind everyone's partials.
 ///
@@ -71,8 +73,9 @@ public final class LiveTurns {
     public static let sampleRate = SpeechRecognizer.sampleRate
     /// Frames of speech in a row that start a turn (~0.1 s: a click is not a turn).
     static let framesToStart = 3
-    /// Quiet after speech before the speculative reading starts.
-    static let quietToGuess = 0.1
+    /// How far into the quiet after speech a turn ended by silence is read (less when the silence that ends turns
+    /// is shorter): Whisper reads better with some quiet after the last word.
+    static let readQuiet = 0.25
     /// The shortest buffer a commit takes (OpenAI refuses less than 100 ms).
     public static let shortestCommit = 0.1
 
@@ -99,6 +102,9 @@ public final class LiveTurns {
     private var partial: (turn: Int, reading: Reading)?
     /// The speculative reading of the turn so far, and where its audio ends.
     private var guess: (end: Int, reading: Reading)?
+    /// Where the turn going on is read to if its silence ends it: `readQuiet` into the quiet after its last speech
+    /// (nil while speech goes on).
+    private var readEnd: Int?
     /// A speculative reading dropped because speech resumed: no other starts until it has ended (a cancelled one
     /// that had not begun ends at once), so a turn full of short pauses does not queue reading after reading.
     private var dropped: Reading?
@@ -143,7 +149,8 @@ public final class LiveTurns {
             if score >= detection.threshold {
                 lastSpeech = scored
                 speechRun += 1
-                if let pending = guess, pending.end < scored {  // speech again
+                readEnd = nil
+                if let pending = guess {  // speech again: the early reading is of no use
                     pending.reading.cancel()
                     dropped = pending.reading
                     guess = nil
@@ -161,10 +168,14 @@ public final class LiveTurns {
                 let quiet = Double(scored - lastSpeech) / rate
                 if quiet >= detection.silenceDuration {
                     emit(.speechStopped(turn: current.id, at: Double(scored) / rate))
-                    try await finish(current, end: scored, emit: emit)
-                } else if quiet >= Self.quietToGuess, guess == nil, dropped?.hasEnded ?? true {
-                    dropped = nil
-                    guess = (scored, read(from: current.start, to: scored))
+                    try await finish(current, end: scored, readTo: readEnd ?? scored, emit: emit)
+                } else if readEnd == nil, quiet >= min(Self.readQuiet, detection.silenceDuration - 0.032) {
+                    readEnd = scored
+                    // read now, beside the stream, unless a dropped reading is still in the transcriber's queue
+                    if dropped?.hasEnded ?? true {
+                        dropped = nil
+                        guess = (scored, read(from: current.start, to: scored))
+                    }
                 }
             }
         }
@@ -209,6 +220,7 @@ public final class LiveTurns {
     private func restartDetection() {
         guess?.reading.cancel()
         guess = nil
+        readEnd = nil
         partial?.reading.cancel()
         partial = nil
         turn = nil
@@ -219,12 +231,14 @@ public final class LiveTurns {
         lastSpeech = scored
     }
 
-    private func finish(_ current: (id: Int, start: Int), end: Int, emit: (Event) -> Void) async throws {
+    /// Ends the turn at `end`, reading its audio to `readTo` (the early reading when it read just that).
+    private func finish(_ current: (id: Int, start: Int), end: Int, readTo: Int? = nil, emit: (Event) -> Void) async throws {
         emit(.committed(turn: current.id))
-        // the speculative reading stands when no speech came after the audio it read
-        let reading = guess.flatMap { $0.end >= lastSpeech && $0.end <= end ? $0.reading : nil } ?? read(from: current.start, to: end)
+        let stop = readTo ?? end
+        let reading = guess.flatMap { $0.end == stop ? $0.reading : nil } ?? read(from: current.start, to: stop)
         if let pending = guess, pending.reading !== reading { pending.reading.cancel() }
         guess = nil
+        readEnd = nil
         partial?.reading.cancel()  // a preview of this turn is of no use now
         partial = nil
         turn = nil
