@@ -17,9 +17,8 @@ final class RealtimeSession {
     private let dialect: RealtimeDialect
     private let id = RealtimeSession.identifier("sess")
     private var settings = RealtimeSettings()
-    private var turns: LiveTurns
-    private var transcriber: Transcriber
-    private var resampler: StreamingResampler
+    private let turns: LiveTurns
+    private let resampler: StreamingResampler
     /// Item ids by turn, and the last item committed (each names the one before it).
     private var items: [Int: String] = [:]
     private var lastItem: String?
@@ -31,7 +30,7 @@ final class RealtimeSession {
     init(services: Services, dialect: RealtimeDialect) throws {
         self.services = services
         self.dialect = dialect
-        transcriber = try services.transcriber(try OpenAIRoutes.configuration(model: nil, language: nil, services, task: .transcribe))
+        let transcriber = try services.transcriber(try OpenAIRoutes.configuration(model: nil, language: nil, services, task: .transcribe))
         turns = try LiveTurns(transcriber: transcriber, settings: Self.turnSettings(settings.detection), store: services.models)
         resampler = try StreamingResampler(from: Self.inputRate, to: LiveTurns.sampleRate)
     }
@@ -106,8 +105,7 @@ final class RealtimeSession {
                 throw RealtimeSettings.Invalid(message: ErrorResponses.message(for: error), param: "session.audio.input.transcription")
             }
             configuration.prompt = next.prompt
-            transcriber = try services.transcriber(configuration)
-            turns.transcriber = transcriber  // audio already buffered stays, and is read by the new one
+            turns.transcriber = try services.transcriber(configuration)  // audio already buffered stays, and is read by the new one
         }
         if next.detection != settings.detection { turns.settings = Self.turnSettings(next.detection) }
         settings = next

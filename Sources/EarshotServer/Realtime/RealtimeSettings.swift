@@ -28,7 +28,7 @@ struct RealtimeSettings: Equatable {
             }
             let input = (session["audio"] as? [String: Any])?["input"] as? [String: Any] ?? [:]
             if let format = input["format"] as? [String: Any] { try Self.checkFormat(type: format["type"] as? String, rate: format["rate"], param: "session.audio.input.format") }
-            if let transcription = input["transcription"] as? [String: Any] { try applyTranscription(transcription, param: "session.audio.input.transcription") }
+            if let transcription = input["transcription"] as? [String: Any] { applyTranscription(transcription) }
             if input.keys.contains("turn_detection") { try applyDetection(input["turn_detection"], param: "session.audio.input.turn_detection") }
         case .beta:
             if let format = session["input_audio_format"] {
@@ -37,7 +37,7 @@ struct RealtimeSettings: Equatable {
                 }
             }
             if let transcription = session["input_audio_transcription"] as? [String: Any] {
-                try applyTranscription(transcription, param: "session.input_audio_transcription")
+                applyTranscription(transcription)
             }
             if session.keys.contains("turn_detection") { try applyDetection(session["turn_detection"], param: "session.turn_detection") }
         }
@@ -52,7 +52,7 @@ struct RealtimeSettings: Equatable {
         }
     }
 
-    private mutating func applyTranscription(_ transcription: [String: Any], param: String) throws {
+    private mutating func applyTranscription(_ transcription: [String: Any]) {
         if let model = transcription["model"] as? String { self.model = model }
         if transcription.keys.contains("language") { language = transcription["language"] as? String }
         if transcription.keys.contains("prompt") { prompt = (transcription["prompt"] as? String).flatMap { $0.isEmpty ? nil : $0 } }
