@@ -31,6 +31,8 @@ demo: build
 # stdbuf: the test process's output reaches a log line by line, so a run that is stopped shows the test it was in.
 # Each step's wall time is printed at the end (scripts/timed-step.sh), so a CI log shows where the time goes.
 STEP = scripts/timed-step.sh
+# the tests start many language-model hosts (one per test's EARSHOT_HOME): each leaves 20 s after its last client
+test: export EARSHOT_LANGUAGE_KEEP_ALIVE ?= 20
 test:
 	@$(STEP) --reset
 	@$(STEP) setup $(MAKE) --no-print-directory setup

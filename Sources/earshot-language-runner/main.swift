@@ -1,5 +1,5 @@
 // The process that owns a language model for Earshot (see LanguageRunnerService): started by the library,
-// one per model, never by hand. Usage: earshot-language-runner chat [default|small] | embed [--threads N]
+// one host per model and machine, which runs the worker; never by hand. Usage: earshot-language-runner [host] chat [default|small] | embed …
 import EarshotLanguage
 import Foundation
 

@@ -66,6 +66,80 @@ final class LanguageRunnerTests: XCTestCase {
         XCTAssertNotEqual(model.runner.processID, first)
     }
 
+    /// One host per model for the machine (per EARSHOT_HOME): every client in this process and in others reaches the
+    /// same worker, the host logs each request with the process it came from, and it leaves once no client has been
+    /// connected for its keep-alive (its socket gone with it).
+    func testOneHostServesEveryProcessAndLeavesAfterItsKeepAlive() throws {
+        let home = try TestHome.make()
+        defer { try? FileManager.default.removeItem(at: home) }
+        setenv("EARSHOT_LANGUAGE_KEEP_ALIVE", "1", 1)
+        defer { unsetenv("EARSHOT_LANGUAGE_KEEP_ALIVE") }
+        var first: RunnerTextEmbedder? = try RunnerTextEmbedder(store: ModelStore(home: home))
+        var second: RunnerTextEmbedder? = try RunnerTextEmbedder(store: ModelStore(home: home))
+        let vector = try first!.embed("the budget meeting moved to Thursday")
+        let worker = try XCTUnwrap(first!.runner.processID)
+        XCTAssertEqual(try second!.embed("the budget meeting moved to Thursday"), vector)
+        XCTAssertEqual(second!.runner.processID, worker, "two clients of this process, one worker")
+
+        // another process: the CLI's search by meaning embeds its query through the same host
+        let search = try CLI.run(["notes", "search", "--semantic", "budget"], environment: ["EARSHOT_HOME": home.path])
+        XCTAssertEqual(search.status, 0, search.stderr)
+        XCTAssertEqual(ChildProcesses.running(["earshot-language-runner host embed", home.path]).count, 1, "one host")
+        XCTAssertEqual(ChildProcesses.running(["earshot-language-runner embed", home.path]), [worker], "one worker")
+        let run = home.appendingPathComponent("run")
+        let logName = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: run.path).first { $0.hasPrefix("language-embed") && $0.hasSuffix(".log") })
+        let log = try String(contentsOf: run.appendingPathComponent(logName), encoding: .utf8)
+        let clients = Set(log.split(separator: "\n").compactMap { line -> String? in
+            guard line.contains("embed for process"), line.hasSuffix("ok") else { return nil }
+            return line.components(separatedBy: "for process ").last?.split(separator: " ").first.map(String.init)
+        })
+        XCTAssertEqual(clients.count, 2, "requests from this process and the CLI's:\n\(log)")
+        XCTAssertTrue(clients.contains(String(getpid())), log)
+
+        // no client left: the host goes after its keep-alive (1 s here), taking its worker and socket with it
+        first = nil
+        second = nil
+        var left = false
+        for _ in 0..<300 where !left {
+            Thread.sleep(forTimeInterval: 0.1)
+            left = ChildProcesses.running(["earshot-language-runner", home.path]).isEmpty
+        }
+        XCTAssertTrue(left, "the host and its worker left")
+        XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: run.path).contains { $0.hasSuffix(".sock") })
+    }
+
+    /// The host itself killed while a request is out (the worker held stopped, so the request is surely in flight):
+    /// the client sends it again through a new host, and the old worker leaves once it sees its host gone.
+    func testAKilledHostIsReplacedAndTheRequestStillAnswered() throws {
+        try smallModelOrSkip()
+        let home = try TestHome.make()
+        defer { try? FileManager.default.removeItem(at: home) }
+        let model = try RunnerChatModel(.small, store: ModelStore(home: home))
+        let expected = try model.reply(to: Self.question, maxTokens: 8)
+        let worker = try XCTUnwrap(model.runner.processID)
+        let host = try XCTUnwrap(ProcessStatus.parent(of: worker))
+        kill(worker, SIGSTOP)
+        let outcome = Locked<Result<String, Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            let result = Result { try model.reply(to: Self.question, maxTokens: 8) }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        Thread.sleep(forTimeInterval: 0.3)
+        kill(host, SIGKILL)
+        kill(worker, SIGCONT)
+        done.wait()
+        XCTAssertEqual(try outcome.withLock { $0 }!.get(), expected)
+        XCTAssertNotEqual(model.runner.processID, worker)
+        var gone = false
+        for _ in 0..<100 where !gone {
+            Thread.sleep(forTimeInterval: 0.1)
+            gone = !ProcessStatus.isRunning(worker)
+        }
+        XCTAssertTrue(gone, "the old host's worker left")
+    }
+
     /// A runner lives as long as its owner, so it must hold nothing of the process that started it but the socket
     /// and stderr: a pipe another thread had open at the time (Foundation's are not close-on-exec) would never
     /// reach its end for whoever reads it.

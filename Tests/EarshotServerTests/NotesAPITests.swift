@@ -106,7 +106,8 @@ final class NotesAPITests: XCTestCase {
         let clip = try fixture.speech("Call the dentist on Tuesday to move the appointment.", name: "dentist.wav")
         let id = try XCTUnwrap(try client.request("POST", "/api/notes", files: [("file", clip)]).json["id"] as? Int)
 
-        let runner = try XCTUnwrap(ChildProcesses.wait(for: ["earshot-language-runner", "chat"], seconds: 300),
+        // the model's worker, under the host this server started (`earshot-language-runner host chat …`)
+        let runner = try XCTUnwrap(ChildProcesses.wait(for: ["earshot-language-runner chat", fixture.home.path], seconds: 300),
                                    "the summarise stage started a language-model runner")
         kill(runner, SIGILL)
         var stages: [[String: Any]] = []

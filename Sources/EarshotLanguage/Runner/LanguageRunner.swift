@@ -1,9 +1,12 @@
 import EarshotCore
 import Foundation
 
-/// Language models run in a process of their own, `earshot-language-runner`, one per model, started on first
-/// use and kept for the life of the process that uses it (as Ollama runs llama.cpp). A crash or a hang of the
-/// runner fails only the request it was on, with a readable error; the next request starts a new runner.
+/// Language models run in a process of their own, `earshot-language-runner`, one per model per machine (per
+/// EARSHOT_HOME), shared by every Earshot process, as Ollama runs llama.cpp: the first process that needs a model
+/// starts its host (`RunnerHost`), which owns the worker that loads it; later requests, from this process or any
+/// other, reach the same host over a Unix socket. The host leaves `EARSHOT_LANGUAGE_KEEP_ALIVE` seconds (default
+/// 300) after its last client has gone. A crash or a hang of the worker fails only the request it was on, with a
+/// readable error; the next request gets a new worker.
 ///
 /// The runner program is found through `EARSHOT_LANGUAGE_RUNNER`, else beside the running program (SwiftPM puts
 /// every product of a package in one folder: `swift build --product earshot-language-runner`).
@@ -33,9 +36,9 @@ public final class LanguageRunner: Sendable {
     public let kind: Kind
     private let threads: Int
     private let home: URL
-    /// The running runner, if any; held while a request is out, so requests from several tasks take turns.
-    private let process = Locked<RunnerProcess?>(nil)
-    /// Its process id, apart from `process`, whose lock is held for as long as a request runs.
+    /// The connection to the host, if open; held while a request is out, so requests from several tasks take turns.
+    private let connection = Locked<LineSocket?>(nil)
+    /// The worker that answered last, apart from `connection`, whose lock is held for as long as a request runs.
     private let runningID = Locked<Int32?>(nil)
 
     public init(_ kind: Kind, store: ModelStore = ModelStore(), threads: Int = 2) {
@@ -44,7 +47,7 @@ public final class LanguageRunner: Sendable {
         home = store.home
     }
 
-    /// The runner's process id, while one runs (tests stop it to check what a crash does).
+    /// The worker's process id as of the last answer, nil after a crash (tests stop it to check what a crash does).
     public var processID: Int32? { runningID.withLock { $0 } }
 
     public static var executable: String {
@@ -60,32 +63,45 @@ public final class LanguageRunner: Sendable {
         ProcessInfo.processInfo.environment["EARSHOT_LANGUAGE_TIMEOUT"].flatMap(Double.init) ?? 900
     }
 
+    /// Seconds a host stays after its last client has gone (`EARSHOT_LANGUAGE_KEEP_ALIVE`), so that the next
+    /// command finds the model loaded.
+    static let defaultKeepAlive = 300.0
+    static var keepAlive: Double {
+        ProcessInfo.processInfo.environment["EARSHOT_LANGUAGE_KEEP_ALIVE"].flatMap(Double.init).map { max(0, $0) } ?? defaultKeepAlive
+    }
+
     func ask(_ request: RunnerRequest) throws -> RunnerResponse {
-        try process.withLock { process in
-            let runner = try process ?? start()
-            process = runner
-            runningID.withLock { $0 = runner.pid }
-            do {
-                let response = try runner.ask(request, timeout: Self.requestTimeout)
+        let executable = Self.executable
+        guard FileManager.default.isExecutableFile(atPath: executable) else { throw LanguageError.runnerMissing(path: executable) }
+        var request = request
+        request.timeout = Self.requestTimeout
+        return try connection.withLock { connection in
+            // a connection can find its host gone (it crashed, or its keep-alive ran out between two requests of
+            // this process): then once more, through a new host
+            for attempt in 0..<2 {
+                let host = try connection ?? open(executable)
+                connection = host
+                let response: RunnerResponse
+                do throws(LineSocket.Failure) {
+                    try host.send(request)
+                    response = try host.receive(RunnerResponse.self, deadline: Date().addingTimeInterval(Self.loadTimeout + 4 * request.timeout!))
+                } catch {
+                    connection = nil
+                    runningID.withLock { $0 = nil }
+                    if error == .ended && attempt == 0 { continue }
+                    throw LanguageError.failed(error == .timedOut ? "the language-model host did not answer" : "the language-model host went away while answering")
+                }
+                runningID.withLock { $0 = response.crash == nil ? response.pid : nil }
+                if let crash = response.crash { throw crash.error }
                 if let error = response.error { throw LanguageError.failed(error) }
                 return response
-            } catch let error as LanguageError where error.endedRunner {
-                process = nil  // the next request starts a new runner
-                runningID.withLock { $0 = nil }
-                throw error
             }
+            throw LanguageError.failed("the language-model host went away while answering")
         }
     }
 
-    private func start() throws -> RunnerProcess {
-        let executable = Self.executable
-        guard FileManager.default.isExecutableFile(atPath: executable) else { throw LanguageError.runnerMissing(path: executable) }
-        do {
-            return try RunnerProcess(executable: executable, arguments: kind.arguments + ["--threads", String(threads), "--home", home.path],
-                                     timeout: Self.loadTimeout)
-        } catch let error as LanguageError {
-            if case let .runnerCrashed(signal, code, _) = error { throw LanguageError.runnerCrashed(signal: signal, exitCode: code, doing: "loading its model") }
-            throw error
-        }
+    private func open(_ executable: String) throws -> LineSocket {
+        try RunnerAddress(kind: kind, home: home, executable: executable)
+            .connect(starting: executable, arguments: kind.arguments + ["--threads", String(threads), "--home", home.path], keepAlive: Self.keepAlive)
     }
 }

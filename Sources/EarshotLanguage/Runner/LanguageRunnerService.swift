@@ -1,13 +1,16 @@
 import EarshotCore
 import Foundation
 
-/// The runner's side: `earshot-language-runner` loads one model and answers requests on its standard input
-/// until that closes (its parent ended). It exists so that a crash inside llama.cpp — an instruction the CPU
-/// faults on, a bad model — ends this process only: the parent sees the signal, fails that one piece of work
-/// with a readable error and starts a new runner for the next (see `LanguageRunner`).
+/// The runner program, `earshot-language-runner`: either a model's host (`host KIND …`, see `RunnerHost`), or its
+/// worker, which loads one model and answers requests on its standard input until that closes (its host ended).
+/// The worker exists so that a crash inside llama.cpp — an instruction the CPU faults on, a bad model — ends that
+/// process only: the host sees the signal, fails that one piece of work with a readable error and starts a new
+/// worker for the next (see `LanguageRunner`).
 public enum LanguageRunnerService {
-    /// The runner program's whole life. `arguments`: KIND [MODEL] [--threads N] [--home DIR]. Returns the exit code.
+    /// The runner program's whole life. `arguments`: [host] KIND [MODEL] [--threads N] [--home DIR] …. Returns the
+    /// exit code.
     public static func main(_ arguments: [String]) -> Int32 {
+        if arguments.first == "host" { return RunnerHost.main(arguments) }
         // answers go to the original standard output; anything else written to stdout (a library's print)
         // is sent to stderr instead, so it can never corrupt the protocol
         watchParent()

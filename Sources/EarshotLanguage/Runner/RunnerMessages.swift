@@ -1,6 +1,7 @@
 import Foundation
 
-/// What a language-model runner is asked, one JSON object a line on its standard input.
+/// What a language-model runner is asked, one JSON object a line: by a client of the host over its socket, and
+/// by the host of its worker on the worker's standard input.
 struct RunnerRequest: Codable, Sendable {
     enum Operation: String, Codable, Sendable { case reply, count, embed }
     var op: Operation
@@ -8,6 +9,9 @@ struct RunnerRequest: Codable, Sendable {
     var messages: [ChatMessage]?
     var maxTokens: Int?
     var grammar: String?
+    /// Seconds the worker may take to answer (the asking process's EARSHOT_LANGUAGE_TIMEOUT); the host stops a
+    /// worker that takes longer.
+    var timeout: Double?
 }
 
 /// A runner's answer to one request, one JSON object a line on its standard output. The first line a runner
@@ -19,6 +23,30 @@ struct RunnerResponse: Codable, Sendable {
     var count: Int?
     var vector: [Float]?
     var usage: GenerationUsage?
+    /// From the host: the worker that answered (or was asked), and how it ended when it crashed or hung.
+    var pid: Int32?
+    var crash: RunnerCrash?
+}
+
+/// How a worker ended while it had a request: the host is its parent, so it knows the signal or exit code.
+struct RunnerCrash: Codable, Sendable {
+    var signal: Int32?
+    var exitCode: Int32?
+    var doing: String
+    /// Set when the host stopped a worker that did not answer within this many seconds.
+    var timedOutAfter: Double?
+
+    init(_ error: LanguageError) {
+        switch error {
+        case let .runnerCrashed(signal, exitCode, doing): self.signal = signal; self.exitCode = exitCode; self.doing = doing
+        case let .runnerTimedOut(seconds, doing): self.doing = doing; timedOutAfter = seconds
+        default: doing = "answering"
+        }
+    }
+
+    var error: LanguageError {
+        timedOutAfter.map { .runnerTimedOut(seconds: $0, doing: doing) } ?? .runnerCrashed(signal: signal, exitCode: exitCode, doing: doing)
+    }
 }
 
 /// A chat message: "system", "user" or "assistant", and its text.
