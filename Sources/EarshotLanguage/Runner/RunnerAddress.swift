@@ -4,7 +4,7 @@ import Glibc
 
 /// Where the host of one model listens (`RunnerHost`), and how a client reaches it: connecting to a running host,
 /// or starting one. One host per model, runner program and llama.cpp build per EARSHOT_HOME: the socket's name
-/// holds a hash of the program and the built runtime, so a rebuilt runner (or llama.cpp rebuilt in its portable
+/// holds a hash of the program, the home (whose models it serves) and the built runtime, so a rebuilt runner (or llama.cpp rebuilt in its portable
 /// form by `make setup`) never answers through a host of the old one, which leaves at its keep-alive.
 struct RunnerAddress {
     let socket: String
@@ -12,7 +12,7 @@ struct RunnerAddress {
     let log: URL
 
     init(kind: LanguageRunner.Kind, home: URL, executable: String) {
-        var identity = Data((kind.arguments + [executable]).joined(separator: " ").utf8)
+        var identity = Data((kind.arguments + [executable, home.path]).joined(separator: " ").utf8)
         if let attributes = try? FileManager.default.attributesOfItem(atPath: executable) {
             identity.append(Data("\(attributes[.size] ?? 0) \((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)".utf8))
         }
