@@ -16,7 +16,6 @@ import argparse
 import base64
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -27,6 +26,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import server as bench_server  # noqa: E402  (the server benchmark's helpers: private home, utterances, /api/live)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Tests", "Clients"))
+from word_errors import word_error_rate  # noqa: E402  (scored as the client tests score)
 
 from openai import OpenAI  # noqa: E402
 
@@ -38,20 +39,6 @@ COMPLETED = "conversation.item.input_audio_transcription.completed"
 def pcm24(path):
     # -D: no dither, so every run sends the same samples
     return subprocess.check_output(["sox", path, "-D", "-t", "raw", "-r", "24000", "-b", "16", "-e", "signed", "-c", "1", "-"])
-
-
-def words(text):
-    return re.sub(r"[^a-z0-9' ]", " ", text.lower().replace("-", " ")).split()
-
-
-def wer(reference, hypothesis):
-    r, h = words(reference), words(hypothesis)
-    row = list(range(len(h) + 1))
-    for i, rw in enumerate(r, 1):
-        previous, row[0] = row[0], i
-        for j, hw in enumerate(h, 1):
-            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (rw != hw))
-    return row[len(h)] / max(1, len(r))
 
 
 def connect(client):
@@ -178,17 +165,17 @@ def main():
             result.update({
                 "agreement_files": len(agreement),
                 "commit_exact_vs_file_endpoint": sum(c == w for _, w, c, _ in agreement),
-                "commit_wer_vs_file_endpoint": mean([wer(w, c) for _, w, c, _ in agreement]),
+                "commit_wer_vs_file_endpoint": mean([word_error_rate(w, c) for _, w, c, _ in agreement]),
                 "vad_exact_vs_file_endpoint": sum(t == w for _, w, _, t in agreement),
-                "vad_wer_vs_file_endpoint": mean([wer(w, t) for _, w, _, t in agreement]),
+                "vad_wer_vs_file_endpoint": mean([word_error_rate(w, t) for _, w, _, t in agreement]),
             })
             scored = [(references[os.path.basename(src)], w, c, t) for (path, w, c, t), src in zip(agreement, source_names(len(agreement)))
                       if os.path.basename(src) in references]
             if scored:
                 result.update({
-                    "file_endpoint_wer_vs_reference": mean([wer(r, w) for r, w, _, _ in scored]),
-                    "commit_wer_vs_reference": mean([wer(r, c) for r, _, c, _ in scored]),
-                    "vad_wer_vs_reference": mean([wer(r, t) for r, _, _, t in scored]),
+                    "file_endpoint_wer_vs_reference": mean([word_error_rate(r, w) for r, w, _, _ in scored]),
+                    "commit_wer_vs_reference": mean([word_error_rate(r, c) for r, _, c, _ in scored]),
+                    "vad_wer_vs_reference": mean([word_error_rate(r, t) for r, _, _, t in scored]),
                 })
         os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
         with open(os.path.join(ROOT, "bench", "results", "realtime.json"), "w") as f:

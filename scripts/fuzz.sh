@@ -3,12 +3,14 @@
 # Fuzz/Regressions/<target>/ (inputs that once crashed: they must not any more), then from Fuzz/Seeds/<target>/
 # for --runs executions (default 1,000,000) with its corpus kept in $EARSHOT_HOME/fuzz/<target>.
 # A crash stops the run; the input is saved in Fuzz/Regressions/<target>/ to become a regression test.
-# usage: scripts/fuzz.sh [--runs N] [target...]
+# usage: scripts/fuzz.sh [--build-only] [--runs N] [target...]
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 EARSHOT_HOME=${EARSHOT_HOME:-$HOME/.cache/earshot}
 export PKG_CONFIG_PATH="$EARSHOT_HOME/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 RUNS=1000000
+BUILD_ONLY=false
+if [ "${1:-}" = "--build-only" ]; then BUILD_ONLY=true; shift; fi
 if [ "${1:-}" = "--runs" ]; then RUNS=$2; shift 2; fi
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=(fuzz-wav fuzz-profile fuzz-sound-model fuzz-http fuzz-websocket)
@@ -22,6 +24,7 @@ if ! swift build --package-path "$ROOT/Fuzz" --sanitize=fuzzer --sanitize=addres
 fi
 rm -f "$LOG"
 BIN=$(swift build --package-path "$ROOT/Fuzz" --sanitize=fuzzer --sanitize=address --show-bin-path)
+$BUILD_ONLY && exit 0
 
 for target in "${TARGETS[@]}"; do
   regressions="$ROOT/Fuzz/Regressions/$target"
@@ -32,7 +35,7 @@ for target in "${TARGETS[@]}"; do
     echo "ok   $target: $(ls "$regressions" | wc -l) regression input(s)"
   fi
   # leaks are not checked: the Swift runtime and Foundation keep caches that LeakSanitizer reports
-  if ! "$BIN/$target" -runs="$RUNS" -max_len=65536 -rss_limit_mb=2048 -timeout=20 -detect_leaks=0 -print_final_stats=1 \
+  if ! "$BIN/$target" -runs="$RUNS" -max_len=65536 -rss_limit_mb=2048 -timeout=60 -detect_leaks=0 -print_final_stats=1 \
       -artifact_prefix="$regressions/" "$corpus" "$ROOT/Fuzz/Seeds/$target" > "$corpus.log" 2>&1; then
     grep -E "ERROR|Fatal|==[0-9]+==|artifact|Test unit written" "$corpus.log" | head -20
     echo "FAIL $target: crashed; the input is in $regressions/ (make it a test, fix, and keep it there)"

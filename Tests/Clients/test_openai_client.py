@@ -9,6 +9,7 @@ import subprocess
 import unittest
 
 import openai
+from word_errors import word_error_rate, words
 
 BASE = os.environ["EARSHOT_URL"]
 AUDIO = os.environ["AUDIO"]
@@ -132,20 +133,6 @@ class OpenAIClientTest(unittest.TestCase):
             with self.assertRaises(openai.BadRequestError) as caught:
                 self.client.audio.transcriptions.create(model="whisper-9", file=f)
         self.assertIn("unknown model", caught.exception.message)
-
-
-def words(text):
-    return re.sub(r"[^a-z0-9' ]", " ", text.lower().replace("-", " ")).split()
-
-
-def word_error_rate(reference, hypothesis):
-    r, h = words(reference), words(hypothesis)
-    row = list(range(len(h) + 1))
-    for i, rw in enumerate(r, 1):
-        previous, row[0] = row[0], i
-        for j, hw in enumerate(h, 1):
-            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (rw != hw))
-    return row[len(h)] / max(1, len(r))
 
 
 class RealtimeClientTest(unittest.TestCase):
