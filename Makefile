@@ -34,6 +34,8 @@ demo: build
 STEP = scripts/timed-step.sh
 # the tests start many language-model hosts (one per test's EARSHOT_HOME): each leaves 20 s after its last client
 test: export EARSHOT_LANGUAGE_KEEP_ALIVE ?= 20
+# and compute on one thread each: two lanes keep both cores busy, where llama.cpp's spinning threads crawl
+test: export EARSHOT_LANGUAGE_THREADS ?= 1
 test:
 	@$(STEP) --reset
 	@$(STEP) setup $(MAKE) --no-print-directory setup

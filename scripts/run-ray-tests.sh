@@ -18,8 +18,12 @@ PYTHONPATH="$ROOT/integrations/ray" RAY_DEDUP_LOGS=0 "$PYTHON" -W ignore "$ROOT/
   | tee "$LOG" | grep --line-buffered -E '^(test_|ok$|FAIL|ERROR|Ran |OK|Traceback|  File|[A-Za-z]*Error|note:)' | sed -u 's/ \.\.\. .*INFO.*/ .../'
 status=${PIPESTATUS[0]}
 set -e
-sleep 1
-left=$(pgrep -af 'raylet|gcs_server|EarshotActor|earshot batch' | grep -v pgrep || true)
+# Ray's processes take a moment to go after its shutdown (longer on a busy machine): up to 30 s
+for _ in $(seq 1 30); do
+  sleep 1
+  left=$(pgrep -af 'raylet|gcs_server|EarshotActor|earshot batch' | grep -v pgrep || true)
+  [ -z "$left" ] && break
+done
 if [ -n "$left" ]; then
   echo "left running after the Ray tests:" >&2
   echo "$left" >&2

@@ -29,6 +29,23 @@ final class LanguageRunnerTests: XCTestCase {
         XCTAssertEqual(a, b)
     }
 
+    /// A request sent while the worker is stopped (so it is surely in flight), then `meanwhile` (which signals
+    /// the worker or its host, and lets the worker go on); the request's outcome.
+    static func reply(_ model: RunnerChatModel, maxTokens: Int, whileStopped worker: pid_t, meanwhile: () -> Void) -> Result<String, Error> {
+        kill(worker, SIGSTOP)
+        let outcome = Locked<Result<String, Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            let result = Result { try model.reply(to: question, maxTokens: maxTokens) }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        Thread.sleep(forTimeInterval: 0.3)
+        meanwhile()
+        done.wait()
+        return outcome.withLock { $0 }!
+    }
+
     func testACrashedRunnerFailsOnlyItsRequestWithTheSignalAndIsReplaced() throws {
         try smallModelOrSkip()
         let model = try RunnerChatModel(.small)
@@ -38,19 +55,11 @@ final class LanguageRunnerTests: XCTestCase {
             _ = try model.reply(to: Self.question, maxTokens: 4)  // a runner (a new one after each crash)
             // stopped, so the request is surely in flight when the signal lands: delivered as the runner resumes
             let pid = try XCTUnwrap(model.runner.processID)
-            kill(pid, SIGSTOP)
-            let outcome = Locked<Result<String, Error>?>(nil)
-            let done = DispatchSemaphore(value: 0)
-            DispatchQueue.global().async {
-                let result = Result { try model.reply(to: Self.question, maxTokens: 40) }
-                outcome.withLock { $0 = result }
-                done.signal()
+            let outcome = Self.reply(model, maxTokens: 40, whileStopped: pid) {
+                kill(pid, signal)
+                kill(pid, SIGCONT)
             }
-            Thread.sleep(forTimeInterval: 0.3)
-            kill(pid, signal)
-            kill(pid, SIGCONT)
-            done.wait()
-            XCTAssertThrowsError(try outcome.withLock { $0 }!.get(), "signal \(signal)") { error in
+            XCTAssertThrowsError(try outcome.get(), "signal \(signal)") { error in
                 guard case let .runnerCrashed(got, _, _)? = error as? LanguageError else { return XCTFail("\(error)") }
                 XCTAssertEqual(got, signal)
                 let message = (error as? LocalizedError)?.errorDescription ?? ""
@@ -118,19 +127,11 @@ final class LanguageRunnerTests: XCTestCase {
         let expected = try model.reply(to: Self.question, maxTokens: 8)
         let worker = try XCTUnwrap(model.runner.processID)
         let host = try XCTUnwrap(ProcessStatus.parent(of: worker))
-        kill(worker, SIGSTOP)
-        let outcome = Locked<Result<String, Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            let result = Result { try model.reply(to: Self.question, maxTokens: 8) }
-            outcome.withLock { $0 = result }
-            done.signal()
+        let outcome = Self.reply(model, maxTokens: 8, whileStopped: worker) {
+            kill(host, SIGKILL)
+            kill(worker, SIGCONT)
         }
-        Thread.sleep(forTimeInterval: 0.3)
-        kill(host, SIGKILL)
-        kill(worker, SIGCONT)
-        done.wait()
-        XCTAssertEqual(try outcome.withLock { $0 }!.get(), expected)
+        XCTAssertEqual(try outcome.get(), expected)
         XCTAssertNotEqual(model.runner.processID, worker)
         var gone = false
         for _ in 0..<100 where !gone {

@@ -55,7 +55,7 @@ struct RunnerAddress {
         }
     }
 
-    /// A connection to whatever listens at `path`, or nil.
+    /// A connection to the host listening at `path` once it has greeted it, or nil.
     static func open(_ path: String) -> LineSocket? {
         guard var address = try? unixAddress(path) else { return nil }
         let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -64,7 +64,9 @@ struct RunnerAddress {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard connected == 0 else { close(fd); return nil }
-        return LineSocket(fd: fd)
+        let connection = LineSocket(fd: fd)
+        guard let hello = try? connection.receive(RunnerResponse.self, deadline: Date().addingTimeInterval(10)), hello.ready == true else { return nil }
+        return connection
     }
 
     static func unixAddress(_ path: String) throws -> sockaddr_un {

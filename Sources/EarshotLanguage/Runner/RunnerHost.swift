@@ -78,6 +78,11 @@ enum RunnerHost {
     /// log file under EARSHOT_HOME/run): when, what, for which process, how long, how it ended.
     static func serve(_ client: LineSocket, worker: Worker) {
         let peer = peerProcess(client.fd)
+        // first a greeting: a client that reached a host on its way out (killed, its socket not yet closed) hears
+        // nothing and starts another
+        var hello = RunnerResponse(ready: true)
+        hello.pid = getpid()
+        do { try client.send(hello) } catch { return }
         while let request = try? client.receive(RunnerRequest.self) {
             let start = Date()
             let response = worker.answer(request)
