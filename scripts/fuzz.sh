@@ -18,6 +18,9 @@ TARGETS=("$@")
 echo "==> building the fuzz targets (Fuzz/, libFuzzer + AddressSanitizer)"
 # SwiftPM's --sanitize=fuzzer links libFuzzer's main; -sanitize=fuzzer on the Swift code adds the coverage it steers by
 LOG=$(mktemp)
+# SwiftPM keeps the plan of an earlier build and misses files added to the path dependency ("cannot find 'X' in
+# scope"): plan afresh, as run-examples.sh does; what was compiled is still reused
+rm -f "$ROOT/Fuzz/.build/debug.yaml" "$ROOT"/Fuzz/.build/*/debug/description.json
 if ! swift build --package-path "$ROOT/Fuzz" --sanitize=fuzzer --sanitize=address \
     -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library > "$LOG" 2>&1; then
   grep -E "error" "$LOG" | sort -u | head -30; rm -f "$LOG"; echo "FAIL: the fuzz targets do not build"; exit 1
@@ -35,7 +38,7 @@ for target in "${TARGETS[@]}"; do
     echo "ok   $target: $(ls "$regressions" | wc -l) regression input(s)"
   fi
   # leaks are not checked: the Swift runtime and Foundation keep caches that LeakSanitizer reports
-  if ! "$BIN/$target" -runs="$RUNS" -max_len=65536 -rss_limit_mb=2048 -timeout=60 -detect_leaks=0 -print_final_stats=1 \
+  if ! "$BIN/$target" -runs="$RUNS" -max_len=65536 -rss_limit_mb=2048 -timeout=120 -detect_leaks=0 -print_final_stats=1 \
       -artifact_prefix="$regressions/" "$corpus" "$ROOT/Fuzz/Seeds/$target" > "$corpus.log" 2>&1; then
     grep -E "ERROR|Fatal|==[0-9]+==|artifact|Test unit written" "$corpus.log" | head -20
     echo "FAIL $target: crashed; the input is in $regressions/ (make it a test, fix, and keep it there)"
