@@ -22,7 +22,7 @@ public enum LanguageRunnerService {
             line.append(0x0A)
             output.write(line)
         }
-        func option(_ name: String) -> String? { arguments.firstIndex(of: name).flatMap { arguments[safe: $0 + 1] } }
+        func option(_ name: String) -> String? { Self.option(name, in: arguments) }
         let threads = option("--threads").flatMap(Int.init) ?? 2
         let store = ModelStore(home: option("--home").map { URL(fileURLWithPath: $0) })
         let handler: (RunnerRequest) throws -> RunnerResponse
@@ -52,6 +52,11 @@ public enum LanguageRunnerService {
             }
         }
         return 0
+    }
+
+    /// The value after `--name` among a runner's arguments (the worker's and the host's).
+    static func option(_ name: String, in arguments: [String]) -> String? {
+        arguments.firstIndex(of: name).flatMap { arguments[safe: $0 + 1] }
     }
 
     /// Ends the runner when the process that started it is gone (killed mid-request, it cannot close the socket

@@ -17,7 +17,7 @@ enum RunnerHost {
     /// `arguments`: host KIND [MODEL] --threads N --home DIR --socket PATH --lock PATH --keep-alive SECONDS.
     /// Returns the exit code.
     static func main(_ arguments: [String]) -> Int32 {
-        func option(_ name: String) -> String? { arguments.firstIndex(of: name).flatMap { arguments[safe: $0 + 1] } }
+        func option(_ name: String) -> String? { LanguageRunnerService.option(name, in: arguments) }
         guard let path = option("--socket"), let lock = option("--lock"), let kind = try? LanguageRunner.Kind(arguments: Array(arguments.dropFirst())) else {
             FileHandle.standardError.write(Data("usage: earshot-language-runner host KIND … --socket PATH --lock PATH [--keep-alive SECONDS]\n".utf8))
             return 2
