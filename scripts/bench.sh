@@ -38,6 +38,7 @@ status=0
 "$VENV/bin/python" "$ROOT/bench/notes.py" || status=1
 python3 "$ROOT/bench/llm.py" || status=1
 python3 "$ROOT/bench/server.py" || status=1
+python3 "$ROOT/bench/spinning.py" || status=1
 # OpenAI's Realtime transcription over the WebSocket, through the openai client (its venv has openai[realtime]),
 # beside the pages' own live API in the same run
 "$EARSHOT_HOME/client-venv/bin/python" "$ROOT/bench/realtime.py" || status=1

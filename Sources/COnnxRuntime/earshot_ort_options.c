@@ -8,9 +8,15 @@
 // Runtime's own API table with one entry changed: CreateSessionOptions, which also turns the arena and memory
 // patterns off in the options it creates. Every other entry is ONNX Runtime's. Without them the transcript of a
 // 24-minute recording is byte-identical and its peak 507 MB instead of 654 MB (BENCHMARKS.md).
+//
+// The same options also stop the thread pools spinning while they wait for work (unless EARSHOT_ORT_SPIN is set):
+// a spinning thread burns a core another process (a second transcription, the language model, a Ray actor, the
+// tests' other lane) needs. Two transcriptions side by side finished 12% sooner without it, one alone 0-3% later
+// and with 10% less CPU time (BENCHMARKS.md).
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "earshot_ort.h"
@@ -20,7 +26,8 @@ typedef struct {
     const char *(*GetVersionString)(void);
 } OrtApiBase;
 
-enum { CREATE_SESSION_OPTIONS = 10, DISABLE_MEM_PATTERN = 17, DISABLE_CPU_MEM_ARENA = 19, RELEASE_STATUS = 93 };
+enum { CREATE_SESSION_OPTIONS = 10, DISABLE_MEM_PATTERN = 17, DISABLE_CPU_MEM_ARENA = 19, RELEASE_STATUS = 93,
+       ADD_SESSION_CONFIG_ENTRY = 130 };
 enum { MAX_ENTRIES = 1024 };
 
 static const OrtApiBase *runtime_base;
@@ -40,6 +47,12 @@ static OrtStatus *create_options(OrtSessionOptions **out) {
     if (status == NULL) {
         release(((OrtStatus * (*)(OrtSessionOptions *)) table[DISABLE_CPU_MEM_ARENA])(*out));
         release(((OrtStatus * (*)(OrtSessionOptions *)) table[DISABLE_MEM_PATTERN])(*out));
+        if (!getenv("EARSHOT_ORT_SPIN")) {
+            OrtStatus *(*add)(OrtSessionOptions *, const char *, const char *) =
+                (OrtStatus * (*)(OrtSessionOptions *, const char *, const char *)) table[ADD_SESSION_CONFIG_ENTRY];
+            release(add(*out, "session.intra_op.allow_spinning", "0"));
+            release(add(*out, "session.inter_op.allow_spinning", "0"));
+        }
     }
     return status;
 }
@@ -60,7 +73,7 @@ static EarshotOrtApi get_api(uint32_t version) {
     pthread_mutex_lock(&table_lock);
     if (runtime_table == NULL) {  // every version's table is the same one, the runtime's latest
         size_t n = table_length(t);
-        if (n > CREATE_SESSION_OPTIONS && n > DISABLE_CPU_MEM_ARENA && n > RELEASE_STATUS) {
+        if (n > ADD_SESSION_CONFIG_ENTRY) {
             memcpy(table, t, n * sizeof(void *));
             runtime_create_options = (OrtStatus * (*)(OrtSessionOptions **)) table[CREATE_SESSION_OPTIONS];
             table[CREATE_SESSION_OPTIONS] = (void *)create_options;
