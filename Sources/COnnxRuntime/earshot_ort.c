@@ -49,6 +49,10 @@ OrtStatus *earshot_ort_set_inter_op_threads(EarshotOrtApi api, OrtSessionOptions
 void earshot_ort_release_session_options(EarshotOrtApi api, OrtSessionOptions *o) {
     FN(api, 100, void (*)(OrtSessionOptions *))(o);
 }
+OrtStatus *earshot_ort_session_config_entry(EarshotOrtApi api, const OrtSessionOptions *o, const char *key, char *value,
+                                            size_t *size) {
+    return FN(api, 238, OrtStatus *(*)(const OrtSessionOptions *, const char *, char *, size_t *))(o, key, value, size);
+}
 
 OrtStatus *earshot_ort_create_session(EarshotOrtApi api, const OrtEnv *env, const char *path,
                                       const OrtSessionOptions *o, OrtSession **out) {

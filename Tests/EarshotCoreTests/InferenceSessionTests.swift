@@ -17,6 +17,13 @@ final class InferenceSessionTests: XCTestCase {
         XCTAssertTrue(InferenceSession.sessionsFreeTheirMemory)
     }
 
+    /// Waiting threads give their core back (a second transcription, a test lane or the language model needs it),
+    /// read back from the options every session starts from.
+    func testSessionThreadsSleepWhileTheyWait() throws {
+        let spinRequested = ProcessInfo.processInfo.environment["EARSHOT_ORT_SPIN"] != nil
+        XCTAssertEqual(try InferenceSession.sessionsSpinWhileWaiting, spinRequested)
+    }
+
     func testVersionNamesAndShapes() throws {
         XCTAssertEqual(InferenceSession.runtimeVersion?.hasPrefix("1.28"), true, InferenceSession.runtimeVersion ?? "none")
         let session = try InferenceSession(path: yamnet)

@@ -41,6 +41,9 @@ OrtStatus *earshot_ort_set_optimization_level(EarshotOrtApi api, OrtSessionOptio
 OrtStatus *earshot_ort_set_intra_op_threads(EarshotOrtApi api, OrtSessionOptions *o, int n);
 OrtStatus *earshot_ort_set_inter_op_threads(EarshotOrtApi api, OrtSessionOptions *o, int n);
 void earshot_ort_release_session_options(EarshotOrtApi api, OrtSessionOptions *o);
+/// A session option's value as text (GetSessionConfigEntry): `*size` in, the length with its NUL out.
+OrtStatus *earshot_ort_session_config_entry(EarshotOrtApi api, const OrtSessionOptions *o, const char *key, char *value,
+                                            size_t *size);
 
 OrtStatus *earshot_ort_create_session(EarshotOrtApi api, const OrtEnv *env, const char *path,
                                       const OrtSessionOptions *o, OrtSession **out);

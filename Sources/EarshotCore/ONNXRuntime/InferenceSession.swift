@@ -71,6 +71,23 @@ public final class InferenceSession: @unchecked Sendable {
     /// high-water mark, and a two-hour transcription with Whisper base grew by 300 MB with them.
     public static var sessionsFreeTheirMemory: Bool { earshot_ort_options_in_effect() != 0 }
 
+    /// Whether sessions' threads spin while they wait for work (ONNX Runtime's default; Earshot's sessions sleep
+    /// instead unless `EARSHOT_ORT_SPIN` is set, see `earshot_ort_options.c`), read back from fresh options.
+    public static var sessionsSpinWhileWaiting: Bool {
+        get throws {
+            let runtime = try ONNXRuntime.shared.get()
+            var options: OpaquePointer?
+            try runtime.check(earshot_ort_create_session_options(runtime.api, &options), "create session options")
+            defer { earshot_ort_release_session_options(runtime.api, options) }
+            var value = [CChar](repeating: 0, count: 8)
+            var size = value.count
+            let status = earshot_ort_session_config_entry(runtime.api, options, "session.intra_op.allow_spinning", &value, &size)
+            guard status != nil else { return String(cString: value) != "0" }
+            earshot_ort_release_status(runtime.api, status)
+            return true  // not set: ONNX Runtime spins
+        }
+    }
+
     public init(path: String, threads: Int = 1) throws {
         runtime = try ONNXRuntime.shared.get()
         let api = runtime.api
