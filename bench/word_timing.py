@@ -97,17 +97,42 @@ def build():
     return truth
 
 
+ONES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+        "seventeen eighteen nineteen").split()
+TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+
+
+def spoken(n):
+    """A number under 1,000 in words, as `earshot score` reads digits ("7" is "seven", "30" is "thirty")."""
+    if n < 20:
+        return [ONES[n]]
+    if n < 100:
+        return [TENS[n // 10]] + (spoken(n % 10) if n % 10 else [])
+    return [ONES[n // 100], "hundred"] + (spoken(n % 100) if n % 100 else [])
+
+
 def norm(word):
-    return re.sub(r"[^a-z0-9']", "", word.lower())
+    """A written word as the spoken words it stands for: case and punctuation dropped, digits read out
+    ("7.30" is "seven thirty"), as `earshot score` normalises for WER."""
+    text = word.lower().strip()
+    if re.fullmatch(r"[^0-9]*[0-9]{1,3}([.:][0-9]{2})?[^0-9]*", text):
+        return [w for part in re.findall(r"[0-9]+", text) for w in spoken(int(part))]
+    text = re.sub(r"[^a-z0-9']", "", text)
+    return [text] if text else []
 
 
 def compare(reference, hypothesis):
-    """Matched (reference, hypothesis) word pairs, aligned on their normalised text."""
-    a, b = [norm(w[0]) for w in reference], [norm(w[0]) for w in hypothesis]
-    pairs = []
-    for block in difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks():
-        pairs += [(reference[block.a + k], hypothesis[block.b + k]) for k in range(block.size)]
-    return pairs
+    """Matched (reference, hypothesis) word pairs, aligned on their normalised text; a written word that stands
+    for several spoken ones ("7.30") lends its times to each, and counts once."""
+    def spell(words):
+        return [(token, i) for i, w in enumerate(words) for token in norm(w[0])]
+    a, b = spell(reference), spell(hypothesis)
+    pairs = {}
+    matcher = difflib.SequenceMatcher(None, [t for t, _ in a], [t for t, _ in b], autojunk=False)
+    for block in matcher.get_matching_blocks():
+        for k in range(block.size):
+            pairs.setdefault(a[block.a + k][1], hypothesis[b[block.b + k][1]])
+    return [(reference[i], h) for i, h in sorted(pairs.items())]
 
 
 def summary(pairs, total):
