@@ -23,10 +23,9 @@ public struct SpeechSegmenter: Sendable {
         var segmenter = SpeechSegmenter()
         segmenter.mergeGap = 2.0
         // a short first word ("we", "she", "he") often goes unheard by the VAD, which then starts the region at
-        // the second word: reading from the start of a file whose speech begins in its first 2 s gave Whisper
-        // those words back (words found in sentences said a word at a time, bench/word_timing.py, together with
-        // digits now read as words there: base 79% → 84% clean, tiny.en 82% → 88%). A longer lead before every window did no better there and moved one
-        // sentence's last word onto the next in FileTranscriberTests' long recording.
+        // the second word: reading from the start of a file whose speech begins in its first 2 s gives Whisper
+        // those words back (sentences said a word at a time, bench/word_timing.py: BENCHMARKS.md). A longer lead
+        // before every window as well moved one sentence's last word onto the next in FileTranscriberTests.
         segmenter.startSnap = 2.0
         segmenter.mergeLimit = SpeechRecognizer.maxSeconds - segmenter.leadPadding - segmenter.tailPadding - 1
         return segmenter
