@@ -3,7 +3,7 @@
 
 One transcription alone, and two side by side on the same cores (base and tiny.en, as a second user, a test lane
 or a Ray actor would share them), each way in the same run, passes alternating. Reports median wall time, the CPU
-time of the lone run, and the ratio sleeping / spinning (below 1: sleeping is faster)."""
+seconds of each case, and the ratio sleeping / spinning (below 1: sleeping is faster)."""
 import argparse
 import os
 import resource
@@ -12,15 +12,9 @@ import subprocess
 import sys
 import time
 
+from transcription import data_dir  # the one place that finds ../shared/data/speech
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def speech_files(every, count):
-    base = os.environ.get("EARSHOT_DATA") or os.path.join(os.path.dirname(ROOT), "shared", "data")
-    folder = os.path.join(base, "speech")
-    if not os.path.isdir(folder):
-        return None
-    return sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".flac"))[::every][:count]
 
 
 def run(commands, spin):
@@ -45,10 +39,11 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--files", type=int, default=30)
     args = ap.parse_args()
-    files = speech_files(6, args.files)
-    if files is None:
+    speech = data_dir()
+    if speech is None:
         print("skipping the spinning benchmark: ../shared/data/speech (or $EARSHOT_DATA/speech) is not here")
         return 0
+    files = sorted(os.path.join(speech, f) for f in os.listdir(speech) if f.endswith(".flac"))[::6][:args.files]
     base = [args.earshot, "transcribe", "--no-progress", "--threads", "2", "--model", "base", *files]
     tiny = [args.earshot, "transcribe", "--no-progress", "--threads", "2", "--model", "tiny.en", *files]
     cases = {"base alone": [base], "base and tiny.en side by side": [base, tiny]}

@@ -11,8 +11,8 @@
 //
 // The same options also stop the thread pools spinning while they wait for work (unless EARSHOT_ORT_SPIN is set):
 // a spinning thread burns a core another process (a second transcription, the language model, a Ray actor, the
-// tests' other lane) needs. Two transcriptions side by side finished 12% sooner without it, one alone 0-3% later
-// and with 10% less CPU time (BENCHMARKS.md).
+// tests' other lane) needs. Two transcriptions side by side took 0.86 of the time without it, one alone the same
+// (0.99) with 8% less CPU time (bench/spinning.py, BENCHMARKS.md).
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
