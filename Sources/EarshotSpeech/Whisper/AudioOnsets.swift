@@ -30,17 +30,27 @@ struct AudioOnsets {
 
     /// The shortest pause taken for one between words (a stop consonant's closure inside a word is shorter).
     static let minimumPause = 0.1
-    /// Sound (10 ms frames) a span keeps on its side of a gap.
+    /// Sound (10 ms frames) that two quiet stretches must have between them to be two pauses (less is a click).
     static let minimumSoundFrames = 5
-    /// Sound allowed between the alignment's boundary and the pause taken for it.
-    static let alignmentSlack = 0.2
+    /// What a boundary left where the alignment put it costs, in frames of sound a boundary may be moved across
+    /// to reach a pause instead.
+    static let unmatchedBoundaryCost = 30.0
+    /// Sound before the alignment's boundary counts this much less than sound after it: the alignment often
+    /// starts a word after a pause late, seldom early.
+    static let soundBeforeDiscount = 1.5
+    /// What leaving a pause inside a word costs per frame beyond `minimumPause` (at most `unmatchedBoundaryCost`):
+    /// a long pause is seldom within a word.
+    static let pauseInsideWordCost = 0.25
 
-    /// Puts word boundaries at the pauses in the sound. Cross-attention alignment finds where one word hands
-    /// over to the next, but places the boundary anywhere in the pause between them (usually at its start, so
-    /// the next word starts early). At each boundary, the longest quiet stretch around it (between the two
-    /// words' midpoints, extended while it stays quiet) becomes the gap: the word before ends where it begins,
-    /// the word after starts where it ends. Before the first word and after the last, leading and trailing
-    /// quiet is cut off the same way. Where words run together, the alignment's boundary stays.
+    /// Puts word boundaries at the pauses in the sound. Cross-attention alignment finds where one word hands over
+    /// to the next, but places the boundary anywhere in the pause between them (usually at its start, so the next
+    /// word starts early), and sometimes a whole short word away. The boundaries (before the first word, between
+    /// words, after the last) and the pauses are both in time order, so they are matched in order, as two
+    /// sequences are aligned: each boundary takes at most one pause and each pause at most one boundary, at the
+    /// least total cost — the sound a boundary is moved across to reach its pause, a fixed cost for a boundary
+    /// left where the alignment put it, and a cost for a long pause left inside a word. A matched boundary
+    /// becomes the gap: the word before ends where the pause begins, the word after starts where it ends. Where
+    /// words run together, the alignment's boundary stays.
     func refine(_ words: [TranscriptWord]) -> [TranscriptWord] {
         let spans = refine(words.map { ($0.start, $0.end) })
         return zip(words, spans).map { TranscriptWord(word: $0.word, start: $1.start, end: $1.end, probability: $0.probability) }
@@ -49,16 +59,13 @@ struct AudioOnsets {
     /// `spans` (start, end) in order, their boundaries moved onto the pauses as `refine(_:)` describes.
     func refine(_ spans: [(start: Double, end: Double)]) -> [(start: Double, end: Double)] {
         guard !loud.isEmpty, !spans.isEmpty else { return spans }
-        // each boundary's pause is chosen from the alignment's spans, then a pause two boundaries both chose
-        // goes to the one nearer to it (less sound in between), and the other keeps the alignment's boundary
-        let chosen = (0...spans.count).map { pause(at: $0, in: spans) }
+        let boundaries = (0...spans.count).map { frame($0 == spans.count ? spans[$0 - 1].end : spans[$0].start) }
+        let gaps = pauses()
         var out = spans
-        for i in 0...spans.count {
-            guard let (gap, distance) = chosen[i] else { continue }
-            let neighbours = [i > 0 ? chosen[i - 1] : nil, i < spans.count ? chosen[i + 1] : nil].compactMap { $0 }
-            if neighbours.contains(where: { $0.gap.overlaps(gap) && $0.distance < distance }) { continue }
-            if i > 0 { out[i - 1].end = Double(gap.lowerBound) * Self.frameSeconds }
-            if i < spans.count { out[i].start = Double(gap.upperBound) * Self.frameSeconds }
+        for (i, match) in matchInOrder(boundaries, gaps).enumerated() {
+            guard let match else { continue }
+            if i > 0 { out[i - 1].end = Double(gaps[match].lowerBound) * Self.frameSeconds }
+            if i < spans.count { out[i].start = Double(gaps[match].upperBound) * Self.frameSeconds }
         }
         for i in out.indices {
             if i > 0 { out[i].start = max(out[i].start, out[i - 1].end) }
@@ -67,56 +74,67 @@ struct AudioOnsets {
         return out
     }
 
-    private func frame(_ seconds: Double) -> Int { min(loud.count, max(0, Int((seconds / Self.frameSeconds).rounded()))) }
-    private func sound(_ range: Range<Int>) -> Int { range.isEmpty ? 0 : loud[range].filter { $0 }.count }
-
-    /// The pause (frames) taken for boundary `i` of `spans` (before span i; `spans.count`: after the last) and the
-    /// sound between it and the alignment's boundary, or nil where none fits.
-    private func pause(at i: Int, in spans: [(start: Double, end: Double)]) -> (gap: Range<Int>, distance: Int)? {
-        let (first, last) = (i == 0, i == spans.count)
-        func middle(_ span: (start: Double, end: Double)) -> Int { frame((span.start + span.end) / 2) }
-        let minimumWord = 2  // frames a span keeps
-        let slack = Int(Self.alignmentSlack / Self.frameSeconds), shortest = Int(Self.minimumPause / Self.frameSeconds)
-        let lower = first ? 0 : middle(spans[i - 1]), upper = last ? loud.count : middle(spans[i])
-        let floorLimit = first ? 0 : min(lower, frame(spans[i - 1].start) + minimumWord)
-        let ceilingLimit = last ? loud.count : max(upper, frame(spans[i].end) - minimumWord)
-        guard lower < upper else { return nil }
-        let boundary = last ? frame(spans[i - 1].end) : frame(spans[i].start)
-        func distance(_ gap: Range<Int>) -> Int {
-            gap.lowerBound > boundary ? sound(boundary..<gap.lowerBound) : (gap.upperBound < boundary ? sound(gap.upperBound..<boundary) : 0)
-        }
-        // A gap between two spans leaves sound of each on its side (a pause inside a word's interval but after
-        // all of its sound is the pause after that word, not before it), and lies near the boundary the
-        // alignment found. After it, at most `slack` of sound between them (that sound was the next word's:
-        // more, and the pause is the one after the next word). Before it, more is allowed: the alignment often
-        // starts a word after a pause late, and a pause in the second half of the previous word's interval
-        // cannot be the one before that word.
-        func separates(_ gap: Range<Int>) -> Bool {
-            let near = gap.lowerBound > boundary ? distance(gap) <= slack : distance(gap) <= 3 * slack
-            return near && (first || sound(frame(spans[i - 1].start)..<gap.lowerBound) >= Self.minimumSoundFrames)
-                && (last || sound(gap.upperBound..<min(loud.count, frame(spans[i].end))) >= Self.minimumSoundFrames)
-        }
-        var best: Range<Int>?
-        var f = lower
-        while f < upper {
+    /// The quiet stretches (frames) that can be pauses: at least `minimumPause` long, or touching either end of
+    /// the window; two with fewer than `minimumSoundFrames` of sound between them are one.
+    func pauses() -> [Range<Int>] {
+        var quiet: [Range<Int>] = []
+        var f = 0
+        while f < loud.count {
             guard !loud[f] else { f += 1; continue }
-            var a = f, b = f
-            while b < upper && !loud[b] { b += 1 }
+            var b = f
+            while b < loud.count && !loud[b] { b += 1 }
+            if let last = quiet.last, f - last.upperBound < Self.minimumSoundFrames {
+                quiet[quiet.count - 1] = last.lowerBound..<b
+            } else {
+                quiet.append(f..<b)
+            }
             f = b
-            while a > floorLimit && !loud[a - 1] { a -= 1 }
-            while b < ceilingLimit && !loud[b] { b += 1 }
-            if first || last {
-                // no neighbour to weigh against: the first span starts after the last quiet stretch before its
-                // middle, the last one ends at the first quiet stretch after its middle
-                guard b - a >= shortest || (first && a == 0) || (last && b == loud.count),
-                      first || sound(frame(spans[i - 1].start)..<a) >= Self.minimumSoundFrames else { continue }
-                best = a..<b
-                if last { break }
-            } else if b - a > (best?.count ?? 0) && separates(a..<b) {
-                best = a..<b
+        }
+        let shortest = Int(Self.minimumPause / Self.frameSeconds)
+        return quiet.filter { $0.count >= shortest || $0.lowerBound == 0 || $0.upperBound == loud.count }
+    }
+
+    /// For each boundary (a frame), the index of the pause it takes, or nil: the cheapest order-keeping matching
+    /// (dynamic programming over boundaries × pauses, as in edit distance).
+    private func matchInOrder(_ boundaries: [Int], _ gaps: [Range<Int>]) -> [Int?] {
+        var sound = [0]  // prefix sums of loud frames
+        for l in loud { sound.append(sound[sound.count - 1] + (l ? 1 : 0)) }
+        // sound crossed to move `boundary` onto `gap`
+        func cost(_ boundary: Int, _ gap: Range<Int>) -> Double {
+            if gap.lowerBound >= boundary { return Double(sound[gap.lowerBound] - sound[boundary]) }
+            if gap.upperBound <= boundary { return Double(sound[boundary] - sound[gap.upperBound]) / Self.soundBeforeDiscount }
+            return 0
+        }
+        let shortest = Int(Self.minimumPause / Self.frameSeconds)
+        func inside(_ gap: Range<Int>) -> Double {
+            min(Self.unmatchedBoundaryCost, Double(max(0, gap.count - shortest)) * Self.pauseInsideWordCost)
+        }
+        let (n, m) = (boundaries.count, gaps.count)
+        // total[i][j]: the least cost of the first i boundaries with the first j pauses; step 0 matched, 1 left
+        // the boundary, 2 left the pause
+        var total = [[Double]](repeating: [Double](repeating: .infinity, count: m + 1), count: n + 1)
+        var step = [[UInt8]](repeating: [UInt8](repeating: 0, count: m + 1), count: n + 1)
+        total[0][0] = 0
+        for i in 0...n {
+            for j in 0...m where i + j > 0 {
+                var best = Double.infinity, move: UInt8 = 0
+                if i > 0 && j > 0 { (best, move) = (total[i - 1][j - 1] + cost(boundaries[i - 1], gaps[j - 1]), 0) }
+                if i > 0 && total[i - 1][j] + Self.unmatchedBoundaryCost < best { (best, move) = (total[i - 1][j] + Self.unmatchedBoundaryCost, 1) }
+                if j > 0 && total[i][j - 1] + inside(gaps[j - 1]) < best { (best, move) = (total[i][j - 1] + inside(gaps[j - 1]), 2) }
+                (total[i][j], step[i][j]) = (best, move)
             }
         }
-        guard let gap = best, gap.count >= (first || last ? 1 : shortest) else { return nil }
-        return (gap, distance(gap))
+        var matches = [Int?](repeating: nil, count: n)
+        var (i, j) = (n, m)
+        while i > 0 || j > 0 {
+            switch step[i][j] {
+            case 0: matches[i - 1] = j - 1; i -= 1; j -= 1
+            case 1: i -= 1
+            default: j -= 1
+            }
+        }
+        return matches
     }
+
+    private func frame(_ seconds: Double) -> Int { min(loud.count, max(0, Int((seconds / Self.frameSeconds).rounded()))) }
 }
