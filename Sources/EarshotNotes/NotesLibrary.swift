@@ -113,6 +113,13 @@ public actor NotesLibrary {
 
     public func delete(_ id: Int) throws { try store.delete(id) }
 
+    /// Names a voice of a note ("SPEAKER_02" is Ruth), in its transcript, words and search; the summary is written
+    /// again with the name (run `process` to do it). Returns the segments relabelled.
+    @discardableResult
+    public func renameSpeaker(_ id: Int, from speaker: String, to name: String) throws -> Int {
+        try store.renameSpeaker(id, from: speaker, to: name)
+    }
+
     /// Queues a note's failed (or given) stage and those after it again; returns how many were queued.
     @discardableResult
     public func retry(_ id: Int, from stage: NoteStage? = nil) throws -> Int { try store.retry(id, from: stage) }

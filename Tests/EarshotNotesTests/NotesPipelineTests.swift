@@ -79,6 +79,30 @@ final class NotesPipelineTests: XCTestCase {
         XCTAssertEqual(unlabelled.speakers, [], "one voice nobody enrolled is not labelled")
         XCTAssertEqual(unlabelled.transcriptForReading, unlabelled.transcript)
         print("Ruth's note: \(note.title) | \(note.actions)")
+
+        // a voice renamed in the note: segments, words and the speaker filter follow, and the summary is written again
+        XCTAssertEqual(try store.renameSpeaker(hers, from: "Ruth", to: "  Ruth Jones "), note.segments.count)
+        let renamed = try store.note(hers)
+        XCTAssertEqual(renamed.speakers, ["Ruth Jones"])
+        XCTAssertTrue(renamed.segments.flatMap { $0.words ?? [] }.allSatisfy { $0.speaker == nil || $0.speaker == "Ruth Jones" })
+        XCTAssertEqual(try store.list(speaker: "Ruth Jones").map(\.id), [hers])
+        XCTAssertEqual(try store.list(speaker: "Ruth").map(\.id), [])
+        XCTAssertEqual(renamed.stages.filter { $0.state == .pending }.map(\.stage), [.summarise, .embed])
+        XCTAssertThrowsError(try store.renameSpeaker(hers, from: "Ruth", to: "Ann")) {
+            XCTAssertEqual($0 as? NotesError, .unknownSpeaker(note: hers, speaker: "Ruth", speakers: ["Ruth Jones"]))
+        }
+        for bad in ["", "SPEAKER_03", "two\nlines", String(repeating: "x", count: 81)] {
+            XCTAssertThrowsError(try store.renameSpeaker(hers, from: "Ruth Jones", to: bad)) {
+                XCTAssertEqual($0 as? NotesError, .badSpeakerName(bad.trimmingCharacters(in: .whitespacesAndNewlines)))
+            }
+        }
+        XCTAssertThrowsError(try store.renameSpeaker(other, from: "SPEAKER_01", to: "Ann")) {
+            XCTAssertEqual($0 as? NotesError, .unknownSpeaker(note: other, speaker: "SPEAKER_01", speakers: []))
+        }
+        _ = try await pipeline(store).run()
+        let rewritten = try store.note(hers)
+        XCTAssertEqual(rewritten.status, "ready")
+        XCTAssertTrue(rewritten.transcriptForReading.hasPrefix("Ruth Jones: "), rewritten.transcriptForReading)
     }
 
     func testTitlesFollowTheRulesOnSeveralTranscripts() throws {

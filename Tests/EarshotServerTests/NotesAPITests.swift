@@ -55,6 +55,16 @@ final class NotesAPITests: XCTestCase {
         XCTAssertEqual(try client.request("PATCH", "/api/notes/\(id)", headers: ["Content-Type": "application/json"],
                                           body: Data(#"{"title": 5}"#.utf8)).status, 400)
 
+        // one voice nobody enrolled: the note is not labelled, so there is no voice to name
+        let rename = try client.request("POST", "/api/notes/\(id)/speakers", headers: ["Content-Type": "application/json"],
+                                        body: Data(#"{"from": "SPEAKER_01", "to": "Ruth"}"#.utf8))
+        XCTAssertEqual(rename.status, 400, rename.text)
+        XCTAssertTrue(rename.errorMessage.contains("has no speaker 'SPEAKER_01'"), rename.errorMessage)
+        XCTAssertEqual(try client.request("POST", "/api/notes/9999/speakers", headers: ["Content-Type": "application/json"],
+                                          body: Data(#"{"from": "SPEAKER_01", "to": "Ruth"}"#.utf8)).status, 404)
+        XCTAssertEqual(try client.request("POST", "/api/notes/\(id)/speakers", headers: ["Content-Type": "application/json"],
+                                          body: Data(#"{"from": "SPEAKER_01"}"#.utf8)).status, 400)
+
         let srt = try client.get("/api/notes/\(id)/export?format=srt")
         XCTAssertEqual(srt.status, 200)
         XCTAssertTrue(srt.text.contains(" --> "))

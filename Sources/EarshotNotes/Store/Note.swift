@@ -100,6 +100,10 @@ public enum NotesError: Error, LocalizedError, Equatable {
     case noSuchTag(String)
     /// The database is missing, empty or damaged while recordings remain: `NotesLibrary.repair` rebuilds it.
     case needsRepair(path: String, problem: String, recordings: Int)
+    case unknownSpeaker(note: Int, speaker: String, speakers: [String])
+    case badSpeakerName(String)
+    /// The note has no transcript yet (its speakers come with it).
+    case notTranscribed(Int)
 
     public var errorDescription: String? {
         switch self {
@@ -113,6 +117,12 @@ public enum NotesError: Error, LocalizedError, Equatable {
         case let .noSuchTag(tag): return "no note is tagged '\(tag)'"
         case let .needsRepair(path, problem, recordings):
             return "\(path): \(problem), and \(recordings) recording(s) are stored beside it; nothing was changed"
+        case let .unknownSpeaker(note, speaker, speakers):
+            return "note \(note) has no speaker '\(speaker)'" + (speakers.isEmpty ? ": its transcript is not labelled by speaker"
+                : " (its speakers: \(speakers.joined(separator: ", ")))")
+        case let .badSpeakerName(name):
+            return "'\(name)' cannot name a speaker: give 1 to 80 characters on one line, not starting with SPEAKER_"
+        case let .notTranscribed(id): return "note \(id) is not transcribed yet: its speakers are known once it is"
         }
     }
 }

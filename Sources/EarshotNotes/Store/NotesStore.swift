@@ -300,6 +300,44 @@ public final class NotesStore {
         }
     }
 
+    /// Gives the voice labelled `speaker` in a note (`SPEAKER_02`, or a name already given) the name `name`, in
+    /// every segment and word; a name another voice of the note already has merges the two. The summary is then
+    /// written again (it names who said what) and the note re-embedded, unless those stages are running. Returns
+    /// the segments relabelled.
+    @discardableResult
+    public func renameSpeaker(_ id: Int, from speaker: String, to name: String) throws -> Int {
+        let name = name.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
+        guard (1...80).contains(name.count), !name.contains(where: \.isNewline), Note.isName(name) else {
+            throw NotesError.badSpeakerName(name)
+        }
+        let speaker = speaker.precomposedStringWithCanonicalMapping
+        return try guarded {
+            try db.transaction {
+                let note = try note(id)
+                guard note.stages.first(where: { $0.stage == .transcribe })?.state == .done else { throw NotesError.notTranscribed(id) }
+                guard note.speakers.contains(speaker) else {
+                    throw NotesError.unknownSpeaker(note: id, speaker: speaker, speakers: note.speakers)
+                }
+                var changed = 0
+                let segments = note.segments.map { segment -> TranscriptSegment in
+                    var s = segment
+                    if s.speaker == speaker { s.speaker = name; changed += 1 }
+                    s.words = s.words?.map { word in
+                        var w = word
+                        if w.speaker == speaker { w.speaker = name }
+                        return w
+                    }
+                    return s
+                }
+                try db.query("UPDATE notes SET segments = ? WHERE id = ?",
+                             [.text(String(decoding: try JSONEncoder().encode(segments), as: UTF8.self)), .integer(Int64(id))])
+                try db.query("UPDATE stages SET state = 'pending', error = NULL, interrupted = 0 WHERE note_id = ? AND position >= ? AND state != 'running'",
+                             [.integer(Int64(id)), .integer(Int64(NoteStage.summarise.position))])
+                return changed
+            }
+        }
+    }
+
     /// Removes a note, its stages and tags, then its recording.
     public func delete(_ id: Int) throws {
         let note = try note(id)

@@ -12,6 +12,7 @@ enum NotesRoutes {
     }
 
     struct Retried: Codable, Sendable { var queued: Int }
+    struct SpeakerName: Codable, Sendable { var from: String; var to: String }
 
     /// Matches in search snippets are marked with two private-use characters, which no transcript contains: the
     /// page escapes the snippet as text, then turns these into <mark> (a transcript can never inject HTML).
@@ -69,6 +70,16 @@ enum NotesRoutes {
             let queued = try await services.notes().retry(try p.id("id"), from: stage)
             services.notesArrived.withLock { $0 = true }
             return .json(Retried(queued: queued))
+        }
+        // names a voice of the note ("SPEAKER_02" is Ruth); the summary is then written again with the name
+        router.add("POST", "/api/notes/:id/speakers") { request, p in
+            let rename = try request.json(SpeakerName.self)
+            let notes = try services.notes()
+            let id = try p.id("id")
+            try await notes.renameSpeaker(id, from: rename.from, to: rename.to)
+            services.noteEvents.publish(.init(note: id, change: "edited"))
+            services.notesArrived.withLock { $0 = true }
+            return .json(NotesExporter.document(try await notes.note(id)))
         }
         router.add("GET", "/api/notes/:id/audio") { request, p in
             let note = try await services.notes().note(try p.id("id"))

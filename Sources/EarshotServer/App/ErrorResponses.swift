@@ -28,6 +28,7 @@ enum ErrorResponses {
             switch error {
             case .unknownNote, .noSuchTag: return 404
             case .storage, .storeTooNew, .needsRepair: return 503
+            case .notTranscribed: return 409
             default: return 400
             }
         case let error as VoiceError:

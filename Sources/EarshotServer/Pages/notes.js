@@ -54,6 +54,9 @@ async function show(id, focus = true) {
         `<button type="button" data-start="${w.start}" data-end="${w.end}">${Earshot.escape(w.word.trim())}</button>`).join(" ")}</span>`
     : `<button type="button" data-start="${s.start}" data-end="${s.end}" data-index="${i}">${Earshot.escape(s.text)}</button>`)).join(" ")
     || '<span class="muted">(transcribing…)</span>';
+  // a voice of the note can be named (SPEAKER_02 is Ruth): the transcript and, once rewritten, the summary say so
+  $("rename-speaker").hidden = voices.size === 0;
+  $("speaker-from").innerHTML = [...voices.keys()].map((v) => `<option>${Earshot.escape(v)}</option>`).join("");
   $("new-title").value = note.title;
   for (const format of ["md", "txt", "srt", "vtt", "json"]) $(`export-${format}`).href = `/api/notes/${id}/export?format=${format}`;
   if (focus) $("note-title").focus();
@@ -64,6 +67,20 @@ $("player").addEventListener("timeupdate", () => {
   const t = $("player").currentTime;
   for (const b of document.querySelectorAll("#note-transcript button")) {
     b.classList.toggle("current", t >= Number(b.dataset.start) && t < Number(b.dataset.end));
+  }
+});
+$("rename-speaker").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  if (!current) return;
+  const body = JSON.stringify({ from: $("speaker-from").value, to: $("speaker-name").value });
+  try {
+    await Earshot.api(`/api/notes/${current.id}/speakers`, { method: "POST", headers: { "Content-Type": "application/json" }, body });
+    $("speaker-name").value = "";
+    $("rename-status").textContent = "Named; the summary is being written again.";
+    await show(current.id, false);
+    refresh();
+  } catch (error) {
+    Earshot.showError($("rename-status"), error.message);
   }
 });
 $("note-transcript").addEventListener("click", (event) => {

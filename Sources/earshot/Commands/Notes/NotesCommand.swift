@@ -26,7 +26,8 @@ enum NotesCommand {
         ],
         subcommands: [NotesAddCommand.command, NotesRecordCommand.command, NotesProcessCommand.command, NotesRetryCommand.command,
                       NotesListCommand.command, NotesShowCommand.command, NotesSearchCommand.command, NotesEditCommand.command,
-                      NotesDeleteCommand.command, NotesExportCommand.command, NotesSeedCommand.command, NotesRepairCommand.command])
+                      NotesRenameSpeakerCommand.command, NotesDeleteCommand.command, NotesExportCommand.command,
+                      NotesSeedCommand.command, NotesRepairCommand.command])
 
     static let pipelineOptions = [
         Option(name: "llm", value: "model", help: "Language model for titles and summaries: default (1.5B) or small (135M)."),

@@ -28,6 +28,27 @@ enum NotesEditCommand {
     }
 }
 
+enum NotesRenameSpeakerCommand {
+    static let command = Command(
+        name: "rename-speaker",
+        abstract: "Name a voice of a note (SPEAKER_02 is Ruth); the summary is written again with the name.",
+        usage: "<id> <speaker> <name>",
+        examples: ["earshot notes rename-speaker 3 SPEAKER_02 Ruth", "earshot notes rename-speaker 3 Ruth \"Ruth Jones\""],
+        run: run)
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        let id = try NotesCommand.noteID(args.positionals.first, args)
+        guard args.positionals.count == 3 else {
+            throw UsageError(message: "give the note, the speaker as the note shows it, and the new name", path: args.path)
+        }
+        let library = try NotesLibrary()
+        let count = try await library.renameSpeaker(id, from: args.positionals[1], to: args.positionals[2])
+        print("note \(id): \(count) segment\(count == 1 ? "" : "s") now said by \(args.positionals[2].trimmingCharacters(in: .whitespacesAndNewlines)); "
+              + "the summary is written again by `earshot notes process` (or a running `earshot serve`)")
+        return 0
+    }
+}
+
 enum NotesDeleteCommand {
     static let command = Command(
         name: "delete",
