@@ -45,6 +45,12 @@ DOG=$(ls "$DATA"/esc10/dog/*.ogg 2>/dev/null | head -n 1 || true)
 RECORDED=$(ls "$DATA"/speech/*.flac 2>/dev/null | sed -n 5p || true)
 if [ -n "$RECORDED" ]; then sox "$RECORDED" -r 16000 -c 1 "$AUDIO/recorded.wav"; else cp "$AUDIO/train.wav" "$AUDIO/recorded.wav"; fi
 [ -n "$DOG" ] && sox "$DOG" -r 16000 -c 1 "$AUDIO/dog.wav"
+# two recorded voices, one after the other and back, for naming a voice in a note
+if [ -f "$DATA/librispeech-speakers/103-1240-0000.flac" ] && [ -f "$DATA/librispeech-speakers/1034-121119-0000.flac" ]; then
+  sox "$DATA/librispeech-speakers/103-1240-0000.flac" -r 16000 -c 1 "$WORK/voice-a.wav" trim 0 6
+  sox "$DATA/librispeech-speakers/1034-121119-0000.flac" -r 16000 -c 1 "$WORK/voice-b.wav" trim 0 6
+  sox "$WORK/voice-a.wav" "$WORK/voice-b.wav" "$WORK/voice-a.wav" "$AUDIO/two-voices.wav"
+fi
 
 EARSHOT_HOME="$HOME_DIR" "$BIN" serve --port 0 > "$WORK/serve.log" 2>&1 &
 SERVER=$!

@@ -104,6 +104,31 @@ class BrowserTest(unittest.TestCase):
         driver.execute_script("window.scrollTo(0, 0)")
         self.shot(driver, "notes")
 
+    def test_notes_name_a_voice(self):
+        recording = os.path.join(AUDIO, "two-voices.wav")
+        if not os.path.exists(recording):
+            self.skipTest("../shared/data/librispeech-speakers is not here: no two recorded voices to add")
+        driver = self.open("/notes")
+        driver.find_element(By.ID, "upload").send_keys(recording)
+        wait(driver, 60, text_contains("record-status", "saved as note"), "the note is saved")
+        wait(driver, 600, lambda d: "ready" in d.find_element(By.ID, "note-status").text, "the note is processed")
+        self.assertFalse(driver.find_element(By.ID, "rename-speaker").get_attribute("hidden"), "two voices: the note is labelled")
+        voices = [o.text for o in driver.find_elements(By.CSS_SELECTOR, "#speaker-from option")]
+        self.assertIn("SPEAKER_02", voices)
+        Select(driver.find_element(By.ID, "speaker-from")).select_by_visible_text("SPEAKER_02")
+        driver.find_element(By.ID, "speaker-name").send_keys("Ann")
+        driver.find_element(By.CSS_SELECTOR, "#rename-speaker button[type=submit]").click()
+        wait(driver, 60, lambda d: "Ann" in [e.text for e in d.find_elements(By.CSS_SELECTOR, "#note-transcript .speaker")],
+             "the transcript names the voice")
+        labels = {e.text for e in driver.find_elements(By.CSS_SELECTOR, "#note-transcript .speaker")}
+        self.assertNotIn("SPEAKER_02", labels)
+        wait(driver, 600, lambda d: "ready" in d.find_element(By.ID, "note-status").text, "the summary is written again")
+        # a name the page refuses, with the server's reason
+        driver.find_element(By.ID, "speaker-name").send_keys("SPEAKER_09")
+        driver.find_element(By.CSS_SELECTOR, "#rename-speaker button[type=submit]").click()
+        wait(driver, 60, lambda d: d.find_elements(By.CSS_SELECTOR, "#rename-status .error"), "a bad name is refused")
+        self.shot(driver, "notes-name-a-voice")
+
     def test_listen_shows_the_spoken_words(self):
         driver = self.open("/listen", os.path.join(AUDIO, "note.wav"))
         driver.find_element(By.ID, "start").click()
