@@ -48,7 +48,7 @@ if [ -n "$RECORDED" ]; then sox "$RECORDED" -r 16000 -c 1 "$AUDIO/recorded.wav";
 # two recorded voices, one after the other and back, for naming a voice in a note
 if [ -f "$DATA/librispeech-speakers/103-1240-0000.flac" ] && [ -f "$DATA/librispeech-speakers/1034-121119-0000.flac" ]; then
   sox "$DATA/librispeech-speakers/103-1240-0000.flac" -r 16000 -c 1 "$WORK/voice-a.wav" trim 0 6
-  sox "$DATA/librispeech-speakers/1034-121119-0000.flac" -r 16000 -c 1 "$WORK/voice-b.wav" trim 0 6
+  sox "$DATA/librispeech-speakers/1034-121119-0000.flac" -r 16000 -c 1 "$WORK/voice-b.wav" trim 0 9
   sox "$WORK/voice-a.wav" "$WORK/voice-b.wav" "$WORK/voice-a.wav" "$AUDIO/two-voices.wav"
 fi
 

@@ -1,5 +1,6 @@
 import EarshotCore
 import EarshotSpeech
+import EarshotVoice
 import Foundation
 
 /// Voice notes, the one door to them: save a recording at once (a file, or live audio), transcribe, title
@@ -118,6 +119,22 @@ public actor NotesLibrary {
     @discardableResult
     public func renameSpeaker(_ id: Int, from speaker: String, to name: String) throws -> Int {
         try store.renameSpeaker(id, from: speaker, to: name)
+    }
+
+    /// Enrols the voice labelled `speaker` in a note as `name`, from what it says in the recording, then names it
+    /// in the note as `renameSpeaker` does: later notes in which that person speaks carry the name. Nothing is
+    /// renamed when the enrolment fails.
+    public func enrollSpeaker(_ id: Int, speaker: String, as name: String, voices: VoiceID) async throws -> VoiceID.Enrollment {
+        let name = try NotesStore.speakerName(name)
+        let note = try store.note(id)
+        guard note.stages.first(where: { $0.stage == .transcribe })?.state == .done else { throw NotesError.notTranscribed(id) }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-enrol-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let clips = try NoteSpeech.clips(of: speaker.precomposedStringWithCanonicalMapping, in: note, to: folder)
+        let enrolled = try await voices.enroll(name, clips: clips)
+        try store.renameSpeaker(id, from: speaker, to: name)
+        return enrolled
     }
 
     /// Queues a note's failed (or given) stage and those after it again; returns how many were queued.

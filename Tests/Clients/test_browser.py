@@ -117,7 +117,12 @@ class BrowserTest(unittest.TestCase):
         self.assertIn("SPEAKER_02", voices)
         Select(driver.find_element(By.ID, "speaker-from")).select_by_visible_text("SPEAKER_02")
         driver.find_element(By.ID, "speaker-name").send_keys("Ann")
+        driver.find_element(By.ID, "speaker-enroll").click()  # and enrol her from what she says in the note
         driver.find_element(By.CSS_SELECTOR, "#rename-speaker button[type=submit]").click()
+        said = wait(driver, 300, lambda d: d.find_element(By.ID, "rename-status").text
+                    if d.find_elements(By.CSS_SELECTOR, "#rename-status .error") or "enrolled" in d.find_element(By.ID, "rename-status").text
+                    else False, "the enrolment answers")
+        self.assertIn("enrolled", said)
         wait(driver, 60, lambda d: "Ann" in [e.text for e in d.find_elements(By.CSS_SELECTOR, "#note-transcript .speaker")],
              "the transcript names the voice")
         labels = {e.text for e in driver.find_elements(By.CSS_SELECTOR, "#note-transcript .speaker")}

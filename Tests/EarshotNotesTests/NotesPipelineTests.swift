@@ -103,6 +103,22 @@ final class NotesPipelineTests: XCTestCase {
         let rewritten = try store.note(hers)
         XCTAssertEqual(rewritten.status, "ready")
         XCTAssertTrue(rewritten.transcriptForReading.hasPrefix("Ruth Jones: "), rewritten.transcriptForReading)
+
+        // enrolled from the note's own speech under another name: a profile, and the note says so
+        let library = try NotesLibrary(directory: fixture.notesDirectory, modelStore: fixture.modelStore)
+        let profiles = VoiceProfileStore(store: fixture.modelStore)
+        let voices = try VoiceID(profiles: profiles, background: BackgroundSpeakers(), store: fixture.modelStore)
+        let enrolled = try await library.enrollSpeaker(hers, speaker: "Ruth Jones", as: "R. Jones", voices: voices)
+        XCTAssertEqual(enrolled.clips, 3)
+        XCTAssertTrue(profiles.loadAll().profiles.contains { $0.name == "R. Jones" })
+        XCTAssertEqual(try store.note(hers).speakers, ["R. Jones"])
+        do {
+            _ = try await library.enrollSpeaker(other, speaker: "SPEAKER_01", as: "Ann", voices: voices)
+            XCTFail("a note with no labelled voices has nobody to enrol")
+        } catch {
+            XCTAssertEqual(error as? NotesError, .unknownSpeaker(note: other, speaker: "SPEAKER_01", speakers: []))
+        }
+        XCTAssertFalse(profiles.loadAll().profiles.contains { $0.name == "Ann" })
     }
 
     func testTitlesFollowTheRulesOnSeveralTranscripts() throws {

@@ -104,6 +104,8 @@ public enum NotesError: Error, LocalizedError, Equatable {
     case badSpeakerName(String)
     /// The note has no transcript yet (its speakers come with it).
     case notTranscribed(Int)
+    /// Too little of a voice in a note to enrol it.
+    case tooLittleSpeech(note: Int, speaker: String, seconds: Double)
 
     public var errorDescription: String? {
         switch self {
@@ -123,6 +125,9 @@ public enum NotesError: Error, LocalizedError, Equatable {
         case let .badSpeakerName(name):
             return "'\(name)' cannot name a speaker: give 1 to 80 characters on one line, not starting with SPEAKER_"
         case let .notTranscribed(id): return "note \(id) is not transcribed yet: its speakers are known once it is"
+        case let .tooLittleSpeech(note, speaker, seconds):
+            return "\(speaker) says \(String(format: "%.1f", seconds)) s in note \(note): enrolling a voice needs at least "
+                + "\(Int(NoteSpeech.minimumSeconds)) s; nothing was changed"
         }
     }
 }

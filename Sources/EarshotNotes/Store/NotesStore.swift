@@ -300,16 +300,23 @@ public final class NotesStore {
         }
     }
 
+    /// `name` as a note names a voice (trimmed, composed), or why it cannot: 1 to 80 characters on one line, not
+    /// starting with `SPEAKER_` (the numbered voices nobody named).
+    static func speakerName(_ name: String) throws -> String {
+        let name = name.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
+        guard (1...80).contains(name.count), !name.contains(where: \.isNewline), Note.isName(name) else {
+            throw NotesError.badSpeakerName(name)
+        }
+        return name
+    }
+
     /// Gives the voice labelled `speaker` in a note (`SPEAKER_02`, or a name already given) the name `name`, in
     /// every segment and word; a name another voice of the note already has merges the two. The summary is then
     /// written again (it names who said what) and the note re-embedded, unless those stages are running. Returns
     /// the segments relabelled.
     @discardableResult
     public func renameSpeaker(_ id: Int, from speaker: String, to name: String) throws -> Int {
-        let name = name.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
-        guard (1...80).contains(name.count), !name.contains(where: \.isNewline), Note.isName(name) else {
-            throw NotesError.badSpeakerName(name)
-        }
+        let name = try Self.speakerName(name)
         let speaker = speaker.precomposedStringWithCanonicalMapping
         return try guarded {
             try db.transaction {

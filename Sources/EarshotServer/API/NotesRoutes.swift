@@ -1,5 +1,6 @@
 import EarshotCore
 import EarshotNotes
+import EarshotVoice
 import Foundation
 
 /// Voice notes: upload (saved at once, processed in the background), list, search by words and meaning, show,
@@ -12,7 +13,7 @@ enum NotesRoutes {
     }
 
     struct Retried: Codable, Sendable { var queued: Int }
-    struct SpeakerName: Codable, Sendable { var from: String; var to: String }
+    struct SpeakerName: Codable, Sendable { var from: String; var to: String; var enroll: Bool? }
 
     /// Matches in search snippets are marked with two private-use characters, which no transcript contains: the
     /// page escapes the snippet as text, then turns these into <mark> (a transcript can never inject HTML).
@@ -71,12 +72,17 @@ enum NotesRoutes {
             services.notesArrived.withLock { $0 = true }
             return .json(Retried(queued: queued))
         }
-        // names a voice of the note ("SPEAKER_02" is Ruth); the summary is then written again with the name
+        // names a voice of the note ("SPEAKER_02" is Ruth), and with `enroll` enrols it from the note's speech; the
+        // summary is then written again with the name
         router.add("POST", "/api/notes/:id/speakers") { request, p in
             let rename = try request.json(SpeakerName.self)
             let notes = try services.notes()
             let id = try p.id("id")
-            try await notes.renameSpeaker(id, from: rename.from, to: rename.to)
+            if rename.enroll == true {
+                _ = try await notes.enrollSpeaker(id, speaker: rename.from, as: rename.to, voices: try services.voices())
+            } else {
+                try await notes.renameSpeaker(id, from: rename.from, to: rename.to)
+            }
             services.noteEvents.publish(.init(note: id, change: "edited"))
             services.notesArrived.withLock { $0 = true }
             return .json(NotesExporter.document(try await notes.note(id)))

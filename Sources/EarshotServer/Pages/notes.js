@@ -72,11 +72,15 @@ $("player").addEventListener("timeupdate", () => {
 $("rename-speaker").addEventListener("submit", async (event) => {
   event.preventDefault();
   if (!current) return;
-  const body = JSON.stringify({ from: $("speaker-from").value, to: $("speaker-name").value });
+  const body = JSON.stringify({ from: $("speaker-from").value, to: $("speaker-name").value, enroll: $("speaker-enroll").checked });
+  $("rename-status").textContent = $("speaker-enroll").checked ? "Enrolling the voice…" : "";
   try {
     await Earshot.api(`/api/notes/${current.id}/speakers`, { method: "POST", headers: { "Content-Type": "application/json" }, body });
     $("speaker-name").value = "";
-    $("rename-status").textContent = "Named; the summary is being written again.";
+    $("rename-status").textContent = $("speaker-enroll").checked
+      ? "Named and enrolled: later notes in which this voice speaks will name it; the summary is being written again."
+      : "Named; the summary is being written again.";
+    $("speaker-enroll").checked = false;
     await show(current.id, false);
     refresh();
   } catch (error) {

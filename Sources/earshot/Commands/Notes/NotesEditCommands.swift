@@ -1,5 +1,6 @@
 import EarshotCore
 import EarshotNotes
+import EarshotVoice
 import Foundation
 
 enum NotesEditCommand {
@@ -32,8 +33,13 @@ enum NotesRenameSpeakerCommand {
     static let command = Command(
         name: "rename-speaker",
         abstract: "Name a voice of a note (SPEAKER_02 is Ruth); the summary is written again with the name.",
-        usage: "<id> <speaker> <name>",
-        examples: ["earshot notes rename-speaker 3 SPEAKER_02 Ruth", "earshot notes rename-speaker 3 Ruth \"Ruth Jones\""],
+        usage: "<id> <speaker> <name> [--enroll]",
+        options: [
+            Option(name: "enroll", value: nil,
+                   help: "Also enrol the voice under that name from what it says in the note (2 s or more), so later notes name it."),
+        ],
+        examples: ["earshot notes rename-speaker 3 SPEAKER_02 Ruth", "earshot notes rename-speaker 3 SPEAKER_02 Ruth --enroll",
+                   "earshot notes rename-speaker 3 Ruth \"Ruth Jones\""],
         run: run)
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
@@ -41,10 +47,15 @@ enum NotesRenameSpeakerCommand {
         guard args.positionals.count == 3 else {
             throw UsageError(message: "give the note, the speaker as the note shows it, and the new name", path: args.path)
         }
+        let (speaker, name) = (args.positionals[1], args.positionals[2].trimmingCharacters(in: .whitespacesAndNewlines))
         let library = try NotesLibrary()
-        let count = try await library.renameSpeaker(id, from: args.positionals[1], to: args.positionals[2])
-        print("note \(id): \(count) segment\(count == 1 ? "" : "s") now said by \(args.positionals[2].trimmingCharacters(in: .whitespacesAndNewlines)); "
-              + "the summary is written again by `earshot notes process` (or a running `earshot serve`)")
+        if args.flag("enroll") {
+            let enrolled = try await library.enrollSpeaker(id, speaker: speaker, as: name, voices: try VoiceID())
+            print("enrolled \(enrolled.name) from note \(id): \(enrolled.clips) clips, \(String(format: "%.1f", enrolled.speechSeconds)) s of speech")
+        } else {
+            try await library.renameSpeaker(id, from: speaker, to: name)
+        }
+        print("note \(id): \(speaker) is now \(name); the summary is written again by `earshot notes process` (or a running `earshot serve`)")
         return 0
     }
 }
