@@ -9,6 +9,8 @@ enum NoteSpeech {
     /// Less is refused (enrolment itself needs 1 s; a voice from a few words is weak, but the user asked for it).
     static let minimumSeconds = 2.0
     static let secondsPerClip = 4.0
+    /// Enough for a profile (5 clips of 10 s is what enrolment does best with); a long note gives no more.
+    static let maximumSeconds = 50.0
 
     /// Writes the clips as WAV files into `directory`; returns their paths.
     static func clips(of speaker: String, in note: Note, to directory: URL) throws -> [String] {
@@ -19,9 +21,9 @@ enum NoteSpeech {
         let audio = try AudioFileLoader().load(path: note.audioPath)
         let rate = Double(audio.sampleRate)
         var speech: [Float] = []
-        for (start, end) in spans {
+        for (start, end) in spans where Double(speech.count) < maximumSeconds * rate {
             let a = max(0, min(audio.samples.count, Int(start * rate))), b = max(a, min(audio.samples.count, Int(end * rate)))
-            speech += audio.samples[a..<b]
+            speech += audio.samples[a..<min(b, a + Int(maximumSeconds * rate) - speech.count)]
         }
         let seconds = Double(speech.count) / rate
         guard seconds >= minimumSeconds else { throw NotesError.tooLittleSpeech(note: note.id, speaker: speaker, seconds: seconds) }
