@@ -6,6 +6,8 @@ import Foundation
 struct AudioOnsets {
     static let frameSeconds = 0.01
     private let loud: [Bool]
+    /// soundBefore[f]: loud frames before frame f (so the sound in any stretch is one subtraction)
+    private let soundBefore: [Int]
 
     init(_ samples: ArraySlice<Float>) {
         let frame = Int(Self.frameSeconds * Double(WhisperFeatures.sampleRate))
@@ -16,16 +18,19 @@ struct AudioOnsets {
             return 10 * log10(max(power, 1e-12))
         }
         let sorted = decibels.sorted()
-        guard !sorted.isEmpty else { loud = []; return }
+        guard !sorted.isEmpty else { loud = []; soundBefore = [0]; return }
         let floor = sorted[sorted.count / 10], level = sorted[min(sorted.count - 1, sorted.count * 95 / 100)]
         let threshold = max(level - 35, min(floor + 10, level - 6))
         loud = decibels.map { $0 >= threshold }
+        var counts = [0]
+        for l in loud { counts.append(counts[counts.count - 1] + (l ? 1 : 0)) }
+        soundBefore = counts
     }
 
     /// Seconds of sound from `seconds` on.
     func loudSeconds(after seconds: Double) -> Double {
         let first = max(0, Int((seconds / Self.frameSeconds).rounded()))
-        return first < loud.count ? Double(loud[first...].filter { $0 }.count) * Self.frameSeconds : 0
+        return first < loud.count ? Double(soundBefore[loud.count] - soundBefore[first]) * Self.frameSeconds : 0
     }
 
     /// The shortest pause taken for one between words (a stop consonant's closure inside a word is shorter).
@@ -76,7 +81,7 @@ struct AudioOnsets {
 
     /// The quiet stretches (frames) that can be pauses: at least `minimumPause` long, or touching either end of
     /// the window; two with fewer than `minimumSoundFrames` of sound between them are one.
-    func pauses() -> [Range<Int>] {
+    private func pauses() -> [Range<Int>] {
         var quiet: [Range<Int>] = []
         var f = 0
         while f < loud.count {
@@ -97,12 +102,10 @@ struct AudioOnsets {
     /// For each boundary (a frame), the index of the pause it takes, or nil: the cheapest order-keeping matching
     /// (dynamic programming over boundaries × pauses, as in edit distance).
     private func matchInOrder(_ boundaries: [Int], _ gaps: [Range<Int>]) -> [Int?] {
-        var sound = [0]  // prefix sums of loud frames
-        for l in loud { sound.append(sound[sound.count - 1] + (l ? 1 : 0)) }
         // sound crossed to move `boundary` onto `gap`
         func cost(_ boundary: Int, _ gap: Range<Int>) -> Double {
-            if gap.lowerBound >= boundary { return Double(sound[gap.lowerBound] - sound[boundary]) }
-            if gap.upperBound <= boundary { return Double(sound[boundary] - sound[gap.upperBound]) / Self.soundBeforeDiscount }
+            if gap.lowerBound >= boundary { return Double(soundBefore[gap.lowerBound] - soundBefore[boundary]) }
+            if gap.upperBound <= boundary { return Double(soundBefore[boundary] - soundBefore[gap.upperBound]) / Self.soundBeforeDiscount }
             return 0
         }
         let shortest = Int(Self.minimumPause / Self.frameSeconds)
