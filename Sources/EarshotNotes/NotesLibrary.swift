@@ -127,7 +127,7 @@ public actor NotesLibrary {
     public func enrollSpeaker(_ id: Int, speaker: String, as name: String, voices: VoiceID) async throws -> VoiceID.Enrollment {
         let name = try NotesStore.speakerName(name)
         let note = try store.note(id)
-        guard note.stages.first(where: { $0.stage == .transcribe })?.state == .done else { throw NotesError.notTranscribed(id) }
+        guard note.isTranscribed else { throw NotesError.notTranscribed(id) }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-enrol-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

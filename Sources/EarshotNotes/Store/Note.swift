@@ -49,6 +49,9 @@ public struct Note: Sendable, Equatable {
         return seen
     }
 
+    /// Whether the transcript (and with it the speakers) is there.
+    public var isTranscribed: Bool { stages.first { $0.stage == .transcribe }?.state == .done }
+
     /// The transcript as the language model reads it: a line per segment, `Name: ` before what an enrolled person
     /// said, so action items can name their owners (only names: numbered voices would become title key words).
     public var transcriptForReading: String {

@@ -321,7 +321,7 @@ public final class NotesStore {
         return try guarded {
             try db.transaction {
                 let note = try note(id)
-                guard note.stages.first(where: { $0.stage == .transcribe })?.state == .done else { throw NotesError.notTranscribed(id) }
+                guard note.isTranscribed else { throw NotesError.notTranscribed(id) }
                 guard note.speakers.contains(speaker) else {
                     throw NotesError.unknownSpeaker(note: id, speaker: speaker, speakers: note.speakers)
                 }
@@ -338,8 +338,7 @@ public final class NotesStore {
                 }
                 try db.query("UPDATE notes SET segments = ? WHERE id = ?",
                              [.text(String(decoding: try JSONEncoder().encode(segments), as: UTF8.self)), .integer(Int64(id))])
-                try db.query("UPDATE stages SET state = 'pending', error = NULL, interrupted = 0 WHERE note_id = ? AND position >= ? AND state != 'running'",
-                             [.integer(Int64(id)), .integer(Int64(NoteStage.summarise.position))])
+                try requeue(id, from: .summarise)
                 return changed
             }
         }
@@ -356,6 +355,12 @@ public final class NotesStore {
         try? FileManager.default.removeItem(atPath: note.audioPath)
     }
 
+    /// Queues `stage` and every later stage of a note again, leaving any that is running (inside a transaction).
+    private func requeue(_ id: Int, from stage: NoteStage) throws {
+        try db.query("UPDATE stages SET state = 'pending', error = NULL, interrupted = 0 WHERE note_id = ? AND position >= ? AND state != 'running'",
+                     [.integer(Int64(id)), .integer(Int64(stage.position))])
+    }
+
     /// Puts a note's failed stages back in the queue, or with `from`, that stage and every later one
     /// (to rewrite a summary with another model, say); returns how many stages were queued.
     @discardableResult
@@ -364,8 +369,7 @@ public final class NotesStore {
         return try guarded {
             try db.transaction {
                 if let stage {
-                    try db.query("UPDATE stages SET state = 'pending', error = NULL, interrupted = 0 WHERE note_id = ? AND position >= ? AND state != 'running'",
-                                 [.integer(Int64(id)), .integer(Int64(stage.position))])
+                    try requeue(id, from: stage)
                 } else {
                     try db.query("UPDATE stages SET state = 'pending', error = NULL, interrupted = 0 WHERE note_id = ? AND state = 'failed'", [.integer(Int64(id))])
                 }

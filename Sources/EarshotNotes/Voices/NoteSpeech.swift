@@ -18,12 +18,19 @@ enum NoteSpeech {
         guard !spans.isEmpty else {
             throw NotesError.unknownSpeaker(note: note.id, speaker: speaker, speakers: note.speakers)
         }
-        let audio = try AudioFileLoader().load(path: note.audioPath)
-        let rate = Double(audio.sampleRate)
-        var speech: [Float] = []
-        for (start, end) in spans where Double(speech.count) < maximumSeconds * rate {
-            let a = max(0, min(audio.samples.count, Int(start * rate))), b = max(a, min(audio.samples.count, Int(end * rate)))
-            speech += audio.samples[a..<min(b, a + Int(maximumSeconds * rate) - speech.count)]
+        // the recording is read a block at a time and only the voice's spans kept, so a long note costs no memory
+        let stream = try AudioFileStream(path: note.audioPath, sampleRate: SpeakerEncoder.sampleRate)
+        let rate = Double(stream.sampleRate), most = Int(maximumSeconds * rate)
+        let ranges = spans.map { Int($0.0 * rate)..<max(Int($0.0 * rate), Int($0.1 * rate)) }
+        let end = ranges.map(\.upperBound).max()!
+        var speech: [Float] = [], position = 0
+        while speech.count < most, position < end, let block = try stream.read() {
+            let here = position..<(position + block.count)
+            for range in ranges where range.overlaps(here) {
+                let part = range.clamped(to: here)
+                speech += block[(part.lowerBound - position)..<(part.upperBound - position)].prefix(most - speech.count)
+            }
+            position += block.count
         }
         let seconds = Double(speech.count) / rate
         guard seconds >= minimumSeconds else { throw NotesError.tooLittleSpeech(note: note.id, speaker: speaker, seconds: seconds) }
@@ -31,7 +38,7 @@ enum NoteSpeech {
         let length = speech.count / count
         return try (0..<count).map { i in
             let url = directory.appendingPathComponent("\(note.id)-\(i + 1).wav")
-            try WAVWriter.pcm16(Array(speech[(i * length)..<((i + 1) * length)]), sampleRate: audio.sampleRate).write(to: url)
+            try WAVWriter.pcm16(Array(speech[(i * length)..<((i + 1) * length)]), sampleRate: stream.sampleRate).write(to: url)
             return url.path
         }
     }
