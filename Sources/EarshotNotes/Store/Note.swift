@@ -127,7 +127,9 @@ public enum NotesError: Error, LocalizedError, Equatable {
                 : " (its speakers: \(speakers.joined(separator: ", ")))")
         case let .badSpeakerName(name):
             return "'\(name)' cannot name a speaker: give 1 to 80 characters on one line, not starting with SPEAKER_"
-        case let .notTranscribed(id): return "note \(id) is not transcribed yet: its speakers are known once it is"
+        case let .notTranscribed(id):
+            return "note \(id) is not transcribed yet: its speakers are known once it is "
+                + "(`earshot notes process` does it, as does a running `earshot serve`)"
         case let .tooLittleSpeech(note, speaker, seconds):
             return "\(speaker) says \(String(format: "%.1f", seconds)) s in note \(note): enrolling a voice needs at least "
                 + "\(Int(NoteSpeech.minimumSeconds)) s; nothing was changed"
