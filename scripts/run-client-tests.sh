@@ -38,6 +38,16 @@ speak stranger.wav en-gb+f4 "My favourite season is autumn, when the leaves turn
 # two voices taking turns, and another clip of the first one as a known speaker's reference
 sox "$AUDIO/alex.wav" "$AUDIO/stranger.wav" "$AUDIO/standup.wav"
 speak ruth.wav en-us+m5 "Every morning I take the bus to work and read the news on my phone."
+# a person to enrol from five clips (two reading prompts each) and hear on the Listen page, then someone else
+PROMPTS=("My favourite season is autumn, when the leaves turn red and the air smells of rain."
+  "We took the night train north and woke up to mountains covered in fresh snow."
+  "Numbers like seven, forty two and one hundred are easy to say but hard to hear."
+  "She opened the old wooden box and found letters written by her grandfather."
+  "Turn left at the bakery, cross the bridge, and the library is on your right.")
+for i in 0 1 2 3 4; do speak "sam$i.wav" en-us+m5 "${PROMPTS[$i]} ${PROMPTS[$(((i + 1) % 5))]}"; done
+speak sam-says.wav en-us+m5 "Every morning I take the bus to work and read the news on my phone, and then I walk the last mile to the office."
+speak someone.wav en-gb+f4 "Could we move the meeting to Thursday afternoon?"
+sox "$AUDIO/sam-says.wav" "$AUDIO/someone.wav" "$AUDIO/sam-then-someone.wav"
 echo "these are the minutes of the meeting" > "$AUDIO/not-audio.txt"
 DATA=${EARSHOT_DATA:-$ROOT/../shared/data}
 DOG=$(ls "$DATA"/esc10/dog/*.ogg 2>/dev/null | head -n 1 || true)

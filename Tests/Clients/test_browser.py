@@ -7,6 +7,8 @@ import os
 import time
 import unittest
 
+import urllib3
+
 from selenium import webdriver
 from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
@@ -143,6 +145,29 @@ class BrowserTest(unittest.TestCase):
         wait(driver, 60, lambda d: d.find_element(By.ID, "save").is_enabled(), "the recording can be saved")
         driver.find_element(By.ID, "save").click()
         wait(driver, 30, text_contains("status", "saved as"), "saved as a note")
+
+    def test_listen_names_who_spoke(self):
+        """"Who spoke" on the Listen page: each final line named by the enrolled voice that said it."""
+        clips = []
+        for i in range(5):
+            with open(os.path.join(AUDIO, f"sam{i}.wav"), "rb") as f:
+                clips.append(("clips", (f"sam{i}.wav", f.read(), "audio/wav")))
+        enrolled = urllib3.request("POST", BASE + "/api/voices/Sam/enroll", fields=clips, timeout=300)
+        self.assertEqual(enrolled.status, 201, enrolled.data)
+        # the other scenarios' people are enrolled against everyone enrolled: Sam leaves when this one ends
+        self.addCleanup(lambda: urllib3.request("DELETE", BASE + "/api/voices/Sam"))
+        driver = self.open("/listen", os.path.join(AUDIO, "sam-then-someone.wav"))
+        driver.find_element(By.ID, "speakers").click()
+        driver.find_element(By.ID, "start").click()
+        names = lambda d: [e.text for e in d.find_elements(By.CSS_SELECTOR, "#lines .speaker")]
+        try:
+            wait(driver, 120, lambda d: "Sam" in names(d) and "someone else" in names(d), "both voices' lines are named")
+        finally:
+            self.shot(driver, "listen-speakers")
+        driver.find_element(By.ID, "start").click()
+        lines = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#lines p")]
+        self.assertTrue(any(line.startswith("Sam ") and "bus" in line.lower() for line in lines), lines)
+        self.assertTrue(any(line.startswith("someone else ") and "thursday" in line.lower() for line in lines), lines)
 
     def test_realtime_socket_from_a_page(self):
         """A page's own WebSocket to /v1/realtime (OpenAI's Realtime transcription), fed from the microphone at

@@ -40,10 +40,40 @@ final class ServerFixture {
         return url
     }
 
+    /// A live session as the pages drive one: opened with `open` (the JSON body of `POST /api/live`), `samples` pushed
+    /// in half-second pieces while its events are read, then ended; every event it sent, `end` last.
+    func live(_ open: String, samples: [Float]) throws -> [(event: String, data: String)] {
+        let opened = try client.request("POST", "/api/live", headers: ["Content-Type": "application/json"], body: Data(open.utf8))
+        guard opened.status == 201, let events = opened.json["events"] as? String, let audio = opened.json["audio"] as? String,
+              let id = opened.json["id"] as? String else {
+            throw FixtureError("POST /api/live \(open): \(opened.status) \(opened.text)")
+        }
+        let received = Locked<[(event: String, data: String)]>([])
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async { [client] in
+            let all = (try? client.events(events)) ?? []
+            received.withLock { $0 = all }
+            done.signal()
+        }
+        for start in stride(from: 0, to: samples.count, by: 8000) {
+            let body = Array(samples[start..<min(samples.count, start + 8000)]).withUnsafeBufferPointer { Data(buffer: $0) }
+            let pushed = try client.request("POST", audio, headers: ["Content-Type": "application/octet-stream"], body: body)
+            guard pushed.status == 204 else { throw FixtureError("POST \(audio): \(pushed.status) \(pushed.text)") }
+        }
+        _ = try client.request("DELETE", "/api/live/\(id)")
+        guard done.wait(timeout: .now() + 120) == .success else { throw FixtureError("the live session \(id) did not end") }
+        return received.withLock { $0 }
+    }
+
     func stop() {
         server.stop()
         try? FileManager.default.removeItem(at: home)
     }
+}
+
+struct FixtureError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
 
 /// The words of a text, lower case, without punctuation.

@@ -91,26 +91,20 @@ final class SoundVoiceAPITests: XCTestCase {
         XCTAssertEqual(identified.json["source"] as? String, "alice-test.wav")
 
         // live: the microphone's audio in pieces, a score on the last 4 s every second
-        let opened = try client.request("POST", "/api/live", headers: ["Content-Type": "application/json"],
-                                        body: Data(#"{"kind": "voice", "name": "Alice"}"#.utf8))
-        XCTAssertEqual(opened.status, 201, opened.text)
-        let events = Locked<[(event: String, data: String)]>([])
-        let done = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            let all = (try? client.events(opened.json["events"] as? String ?? "")) ?? []
-            events.withLock { $0 = all }
-            done.signal()
-        }
         let samples = try AudioFileLoader().load(path: same.path).samples
-        for start in stride(from: 0, to: samples.count, by: 8000) {
-            let body = Array(samples[start..<min(samples.count, start + 8000)]).withUnsafeBufferPointer { Data(buffer: $0) }
-            _ = try client.request("POST", opened.json["audio"] as? String ?? "", headers: ["Content-Type": "application/octet-stream"], body: body)
-        }
-        _ = try client.request("DELETE", "/api/live/\(opened.json["id"] as? String ?? "")")
-        XCTAssertEqual(done.wait(timeout: .now() + 120), .success)
-        let scores = events.withLock { $0 }.filter { $0.event == "voice" }
-        XCTAssertFalse(scores.isEmpty, "\(events.withLock { $0 })")
+        let events = try fixture.live(#"{"kind": "voice", "name": "Alice"}"#, samples: samples)
+        let scores = events.filter { $0.event == "voice" }
+        XCTAssertFalse(scores.isEmpty, "\(events)")
         XCTAssertTrue(scores.last?.data.contains("\"accepted\":true") == true, "\(scores)")
+        // live transcription with "who spoke": Alice's line by her name, another voice's as someone else
+        let pause = TestAudio.silence(seconds: 1.5)
+        let lines = try fixture.live(#"{"kind": "transcribe", "speakers": true}"#,
+                                     samples: samples + pause + (try AudioFileLoader().load(path: other.path).samples) + pause)
+        let speakers = lines.filter { $0.event == "final" }.compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.data.utf8)) as? [String: Any])?["speaker"] as? String
+        }
+        XCTAssertEqual(speakers.first, "Alice", "\(lines)")
+        XCTAssertEqual(speakers.last, "someone else", "\(lines)")
         let unknown = try client.request("POST", "/api/live", headers: ["Content-Type": "application/json"],
                                          body: Data(#"{"kind": "voice", "name": "Nobody"}"#.utf8))
         XCTAssertEqual(unknown.status, 404, unknown.text)

@@ -6,7 +6,8 @@ import Foundation
 
 /// Live sessions for the pages' microphones: open one (`transcribe`, `sound` or `voice`), send audio as raw
 /// little-endian 32-bit float samples at 16 kHz in POSTs of any size, read the results as Server-Sent Events,
-/// close it. Transcription sends `partial` and `final` events (LiveEvent JSON); sound sends `sound` events; voice
+/// close it. Transcription sends `partial` and `final` events (LiveEvent JSON; with `speakers`, each final line names
+/// the enrolled voice that spoke it, or "someone else"); sound sends `sound` events; voice
 /// sends `voice` events (the person's score on the last 4 s, every second) and `silence` when there is too little
 /// speech to judge.
 enum LiveRoutes {
@@ -25,6 +26,8 @@ enum LiveRoutes {
         var model: String?
         var name: String?
         var threshold: Float?
+        /// transcribe: label each final line with the enrolled voice that spoke it.
+        var speakers: Bool?
     }
 
     /// A voice session scores the last `voiceWindow` seconds every `voiceHop` seconds of new audio.
@@ -40,7 +43,12 @@ enum LiveRoutes {
             switch open.kind {
             case "transcribe":
                 let transcriber = try services.transcriber()
-                work = { session in try await transcribe(session, with: transcriber) }
+                var voices: VoiceID?
+                if open.speakers == true {
+                    voices = try services.voices()
+                    guard !(await voices!.enrolled().profiles.isEmpty) else { throw VoiceError.noProfiles }
+                }
+                work = { [voices] session in try await transcribe(session, with: transcriber, speakers: voices) }
             case "sound":
                 let classifier = try services.soundClassifier(named: open.model)
                 let settings = SoundClassifier.LiveSettings(threshold: open.threshold ?? 0.3)
@@ -100,8 +108,9 @@ enum LiveRoutes {
         }
     }
 
-    private static func transcribe(_ session: LiveSessions.Session, with transcriber: Transcriber) async throws {
-        for try await event in transcriber.live(session.audio) {
+    private static func transcribe(_ session: LiveSessions.Session, with transcriber: Transcriber, speakers: VoiceID?) async throws {
+        let events = speakers.map { transcriber.live(session.audio, speakers: $0) } ?? transcriber.live(session.audio)
+        for try await event in events {
             let type: String = if case .partial = event { "partial" } else { "final" }
             guard send(type, event, to: session) else { return }
         }

@@ -55,6 +55,14 @@ const Earshot = {
     return div.innerHTML;
   },
 
+  // who said it, one colour per voice in order of appearance (`order`: a Map kept per transcript; classes, as the
+  // page's policy allows no inline styles)
+  speakerTag(speaker, order) {
+    if (!speaker) return "";
+    if (!order.has(speaker)) order.set(speaker, order.size);
+    return `<strong class="speaker voice-${order.get(speaker) % 6}">${Earshot.escape(speaker)}</strong> `;
+  },
+
   // search snippets mark matches with two private-use characters: escape first, then mark
   highlight(snippet) {
     return Earshot.escape(snippet).replaceAll("\uE000", "<mark>").replaceAll("\uE001", "</mark>");

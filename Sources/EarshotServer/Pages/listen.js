@@ -1,14 +1,15 @@
-// Listen: live transcription from the microphone, partial lines in grey, final lines kept; save as a note.
+// Listen: live transcription from the microphone, partial lines in grey, final lines kept (with "Who spoke", each
+// named by the enrolled voice that said it); save as a note.
 "use strict";
 const $ = (id) => document.getElementById(id);
-let session = null, ticker = null;
+let session = null, ticker = null, voices = new Map();
 
 function onEvent(name, data) {
   if (name === "partial") $("partial").textContent = data.text;
   if (name === "final") {
     $("partial").textContent = "";
     const line = document.createElement("p");
-    line.textContent = data.text;
+    line.innerHTML = Earshot.speakerTag(data.speaker, voices) + Earshot.escape(data.text);
     $("lines").appendChild(line);
   }
   if (name === "error") Earshot.showError($("status"), data.error.message);
@@ -23,6 +24,7 @@ $("start").addEventListener("click", async () => {
     $("status").textContent = "Finishing the last words…";
     await ending.stop();
     $("start").disabled = false;
+    $("speakers").disabled = false;
     $("start").textContent = "● Start listening";
     $("start").classList.remove("recording");
     $("level").value = 0;
@@ -31,7 +33,7 @@ $("start").addEventListener("click", async () => {
     session = null;
     return;
   }
-  session = new LiveSession("transcribe");
+  session = new LiveSession("transcribe", $("speakers").checked ? { speakers: true } : {});
   try {
     await session.start(onEvent, (level) => { $("level").value = level; });
   } catch (error) {
@@ -40,6 +42,8 @@ $("start").addEventListener("click", async () => {
     return;
   }
   $("lines").innerHTML = "";
+  voices = new Map();
+  $("speakers").disabled = true;
   $("status").textContent = "Listening…";
   $("start").textContent = "■ Stop";
   $("start").classList.add("recording");

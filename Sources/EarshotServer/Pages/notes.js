@@ -43,11 +43,7 @@ async function show(id, focus = true) {
   // a button per word when the transcript has word times (per segment otherwise): the word being played is
   // highlighted, and a click on a word plays from there; who said it before each part, a colour per voice
   const voices = new Map();
-  const who = (s) => {
-    if (!s.speaker) return "";
-    if (!voices.has(s.speaker)) voices.set(s.speaker, voices.size);
-    return `<strong class="speaker voice-${voices.get(s.speaker) % 6}">${Earshot.escape(s.speaker)}</strong> `;
-  };
+  const who = (s) => Earshot.speakerTag(s.speaker, voices);
   $("note-transcript").classList.toggle("by-speaker", note.segments.some((s) => s.speaker));
   $("note-transcript").innerHTML = note.segments.map((s, i) => who(s) + ((s.words || []).length
     ? `<span class="segment" data-index="${i}">${s.words.map((w) =>

@@ -18,13 +18,6 @@ const formats = {
   json: (r) => JSON.stringify(r, null, 2),
 };
 
-// one colour per voice, in order of appearance (classes: the page's policy allows no inline styles)
-function speakerTag(speaker, order) {
-  if (!speaker) return "";
-  if (!order.has(speaker)) order.set(speaker, order.size);
-  return `<strong class="speaker voice-${order.get(speaker) % 6}">${Earshot.escape(speaker)}</strong> `;
-}
-
 function transcribe(file) {
   const item = document.createElement("li");
   item.className = "card";
@@ -52,7 +45,7 @@ function transcribe(file) {
     item.innerHTML = `<h2>${Earshot.escape(file.name)}</h2><p class="muted">${Earshot.clock(answer.duration)} of audio</p>
       ${(answer.segments || []).length
         ? `<ol class="plain segments">${answer.segments.map((s) =>
-            `<li><span class="muted">${Earshot.clock(s.start)}–${Earshot.clock(s.end)}</span> ${speakerTag(s.speaker, order)}${Earshot.escape(s.text.trim())}</li>`).join("")}</ol>`
+            `<li><span class="muted">${Earshot.clock(s.start)}–${Earshot.clock(s.end)}</span> ${Earshot.speakerTag(s.speaker, order)}${Earshot.escape(s.text.trim())}</li>`).join("")}</ol>`
         : '<p class="muted">(no speech)</p>'}
       <div class="row">${Object.keys(formats).map((f) => `<button type="button" class="secondary" data-format="${f}">Download .${f}</button>`).join("")}</div>`;
     item.addEventListener("click", (event) => {

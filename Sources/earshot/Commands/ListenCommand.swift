@@ -31,22 +31,20 @@ enum ListenCommand {
             throw UsageError(message: "give at most one source: '-' or a file", path: args.path)
         }
         let speech = try SpeechOptions.read(args)
-        var source = try AudioSourceOptions.source(args, argument: args.positionals.first)
-        // --speakers: the stream's last minute is kept, so each final line's audio can be matched to a voice
-        var tap: TappedSource?
+        let source = try AudioSourceOptions.source(args, argument: args.positionals.first)
+        // --speakers: checked before listening starts, so a missing enrolment is said at once
         var voices: VoiceID?
         if args.flag("speakers") {
             let id = try VoiceID()
             guard !(await id.enrolled().profiles.isEmpty) else { throw VoiceError.noProfiles }
             voices = id
-            tap = TappedSource(source)
-            source = tap!
         }
         let transcriber = try Transcriber.shared(speech)
         let json = args.flag("json")
         let inPlace = !json && isatty(1) == 1
         if inPlace && args.positionals.isEmpty { StandardError.write("listening… (Ctrl-C to stop)\n") }
-        for try await event in transcriber.live(source) {
+        let events = voices.map { transcriber.live(source, speakers: $0) } ?? transcriber.live(source)
+        for try await event in events {
             switch event {
             case let .partial(text, start, _):
                 if json {
@@ -54,12 +52,9 @@ enum ListenCommand {
                 } else if inPlace {
                     StandardOutput.write("\r\u{1B}[K\u{1B}[2m\(clock(start))  \(text)\u{1B}[0m")
                 }
-            case .final(var segment, let delay):
-                if let tap, let voices {
-                    segment.speaker = await speaker(of: segment, in: tap, among: voices)
-                }
+            case let .final(segment, _):
                 if json {
-                    try JSONOutput.event(LiveEvent.final(segment: segment, delay: delay))
+                    try JSONOutput.event(event)
                 } else {
                     let who = segment.speaker.map { "\($0): " } ?? ""
                     StandardOutput.write((inPlace ? "\r\u{1B}[K" : "") + "\(clock(segment.start))  \(who)\(segment.text)\n")
@@ -67,13 +62,6 @@ enum ListenCommand {
             }
         }
         return 0
-    }
-
-    /// The enrolled person whose voice a final line is, or "someone else" (too little speech to tell, too).
-    static func speaker(of segment: TranscriptSegment, in tap: TappedSource, among voices: VoiceID) async -> String {
-        guard let audio = tap.audio(from: segment.start, to: segment.end),
-              let found = try? await voices.identify(audio: audio, source: "the line at \(clock(segment.start))") else { return "someone else" }
-        return found.speaker ?? "someone else"
     }
 
     private static func clock(_ seconds: Double) -> String {
