@@ -55,6 +55,10 @@ def transcribe(source, output, address=None, workers=None, threads_per_worker=1,
     todo = [item for item in items if item["id"] not in done]
     summary = Summary(files=len(items), skipped=len(items) - len(todo))
     if not ray.is_initialized():
+        # Earshot runs without a network: a cluster started here sends Ray's usage statistics nowhere (Ray's default
+        # is to report them), unless the caller's environment chose; a cluster joined at `address` keeps its own
+        # setting (`ray start --disable-usage-stats`)
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
         ray.init(address=address, logging_level="WARNING", log_to_driver=False)
     if todo:
         cpus = int(ray.cluster_resources().get("CPU", 1))
