@@ -9,13 +9,15 @@ import XCTest
 /// float, which setup keeps under `EARSHOT_HOME/reference`. With int8 weights ONNX Runtime's AVX2 kernels
 /// saturate and transcripts got worse on AVX2 CPUs only; this must hold on any CPU.
 ///
-/// The shipped model may not be worse than the reference by more than 0.5 WER points over the utterances of
-/// `../shared/data/speech` (base: all 173, 2,988 words, as it is the accuracy guard too; tiny.en: every third, which
-/// still shows the drift this guards against — AVX2's saturation cost base 1.1 points — at a third of the time): its activations are still quantised and the float operators around
-/// the exact integer products round differently per CPU, so transcripts are not all identical, and it may be the
-/// better one by chance. Measured (base): +0.13 points on an AVX2-only EPYC, +0.33 on an AVX-512/VNNI EPYC,
-/// the float reference at 8.47% on both: that much comes from float rounding alone, and the bound sits above it. Without the shared data, espeak-ng sentences are used,
-/// allowing one word. (Earshot's decoding loop, greedy, 30 s windows: tiny.en 10.14%, base 8.57% in `make bench`.)
+/// The shipped model may not be worse than the reference by more than 0.5 WER points over utterances of
+/// `../shared/data/speech` — a subset, which still shows the drift this guards against (AVX2's saturation cost base
+/// 1.1 points) in a fraction of the time: base every second utterance (87, 1,465 words), tiny.en every third (58,
+/// 1,020 words). Its activations are still quantised and the float operators around the exact integer products round
+/// differently per CPU, so transcripts are not all identical, and it may be the better one by chance. Measured on all
+/// 173 (base): +0.13 points on an AVX2-only EPYC, +0.33 on an AVX-512/VNNI EPYC, the float reference at 8.47% on both:
+/// that much comes from float rounding alone, and the bound sits above it. Without the shared data, espeak-ng
+/// sentences are used, allowing one word. (Earshot's decoding loop, greedy, 30 s windows, all 173 utterances: tiny.en
+/// 10.14%, base 8.57% in `make bench`.)
 final class WhisperFloatReferenceTests: XCTestCase {
     /// The utterances, or every `every`-th of them.
     func utterances(every: Int) throws -> [(audio: AudioBuffer, text: String)] {
@@ -74,14 +76,14 @@ final class WhisperFloatReferenceTests: XCTestCase {
 
     func testTinyEnTranscribesAsWellAsItsFloatReference() async throws { try await compare(.tinyEn, every: 3) }
 
-    /// Also the accuracy guard: base on the 173 read-speech utterances at WER ≤ 8.9% (8.57% measured with the
-    /// decoding loop; a change or a CPU that loses accuracy fails here).
-    func testBaseTranscribesAsWellAsItsFloatReferenceAndWithin8Point9PercentWER() async throws {
-        let (wer, utterances) = try await compare(.base)
+    /// Also the accuracy guard: base on every second read-speech utterance at WER ≤ 9.3% (8.94% measured, its float
+    /// reference 8.87%, on an AVX-512/VNNI EPYC; a change or a CPU that loses 6 words of the 1,465 fails here).
+    func testBaseTranscribesAsWellAsItsFloatReferenceAndWithin9Point3PercentWER() async throws {
+        let (wer, utterances) = try await compare(.base, every: 2)
         guard SharedData.folder("speech") != nil else {
             throw XCTSkip("../shared/data/speech is absent: skipping the read-speech WER guard")
         }
-        XCTAssertEqual(utterances, 173)
-        XCTAssertLessThanOrEqual(wer, 0.089)
+        XCTAssertEqual(utterances, 87)
+        XCTAssertLessThanOrEqual(wer, 0.093)
     }
 }
