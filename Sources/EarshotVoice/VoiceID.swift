@@ -164,6 +164,11 @@ public actor VoiceID {
     /// The enrolled profiles, and the names of damaged ones.
     public func enrolled() -> (profiles: [VoiceProfile], damaged: [String]) { profiles.loadAll() }
 
+    /// Throws `VoiceError.noProfiles` when nobody is enrolled: what naming voices needs before it starts.
+    public func requireSomeoneEnrolled() throws {
+        guard !profiles.loadAll().profiles.isEmpty else { throw VoiceError.noProfiles }
+    }
+
     public func remove(_ name: String) throws { try profiles.remove(name) }
 
     /// Writes `name`'s model as a self-contained ONNX file: audio features in, this person's probability

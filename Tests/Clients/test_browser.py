@@ -160,13 +160,16 @@ class BrowserTest(unittest.TestCase):
         driver.find_element(By.ID, "speakers").click()
         driver.find_element(By.ID, "start").click()
         names = lambda d: [e.text for e in d.find_elements(By.CSS_SELECTOR, "#lines .speaker")]
+        # the fake microphone plays the file over and over: an enrolled voice's line scores near its threshold
+        # (0.78-0.84 against 0.80 for these espeak-ng lines through the browser), so a pass may miss her
         try:
             wait(driver, 120, lambda d: "Sam" in names(d) and "someone else" in names(d), "both voices' lines are named")
         finally:
             self.shot(driver, "listen-speakers")
         driver.find_element(By.ID, "start").click()
         lines = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#lines p")]
-        self.assertTrue(any(line.startswith("Sam ") and "bus" in line.lower() for line in lines), lines)
+        # ("office": Whisper hears espeak-ng's "bus" as "must" on some passes)
+        self.assertTrue(any(line.startswith("Sam ") and "office" in line.lower() for line in lines), lines)
         self.assertTrue(any(line.startswith("someone else ") and "thursday" in line.lower() for line in lines), lines)
 
     def test_realtime_socket_from_a_page(self):

@@ -43,12 +43,9 @@ enum LiveRoutes {
             switch open.kind {
             case "transcribe":
                 let transcriber = try services.transcriber()
-                var voices: VoiceID?
-                if open.speakers == true {
-                    voices = try services.voices()
-                    guard !(await voices!.enrolled().profiles.isEmpty) else { throw VoiceError.noProfiles }
-                }
-                work = { [voices] session in try await transcribe(session, with: transcriber, speakers: voices) }
+                let voices = open.speakers == true ? try services.voices() : nil
+                try await voices?.requireSomeoneEnrolled()
+                work = { session in try await transcribe(session, with: transcriber, speakers: voices) }
             case "sound":
                 let classifier = try services.soundClassifier(named: open.model)
                 let settings = SoundClassifier.LiveSettings(threshold: open.threshold ?? 0.3)

@@ -112,7 +112,7 @@ const Earshot = {
 // The microphone at 16 kHz: onChunk gets ~125 ms of samples at a time, onLevel the block's loudness (0..1).
 class Microphone {
   async start(onChunk, onLevel = () => {}) {
-    this.stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: false, noiseSuppression: false } });
+    this.stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: false, noiseSuppression: false, autoGainControl: false } });
     this.context = new AudioContext({ sampleRate: 16000 });
     await this.context.audioWorklet.addModule("/assets/capture-worklet.js");
     const source = this.context.createMediaStreamSource(this.stream);

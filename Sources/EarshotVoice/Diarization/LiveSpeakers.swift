@@ -14,7 +14,7 @@ extension Transcriber {
     public nonisolated func live(_ source: any AudioSource, speakers voices: VoiceID,
                                  settings: LiveTranscription.Settings = .init()) -> AsyncThrowingStream<LiveEvent, Error> {
         producedStream { emit in
-            guard !(await voices.enrolled().profiles.isEmpty) else { throw VoiceError.noProfiles }
+            try await voices.requireSomeoneEnrolled()
             let tap = TappedSource(source, keeping: 60)
             for try await event in self.live(tap, settings: settings) {
                 guard case .final(var segment, let delay) = event else {

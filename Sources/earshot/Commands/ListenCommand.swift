@@ -33,12 +33,8 @@ enum ListenCommand {
         let speech = try SpeechOptions.read(args)
         let source = try AudioSourceOptions.source(args, argument: args.positionals.first)
         // --speakers: checked before listening starts, so a missing enrolment is said at once
-        var voices: VoiceID?
-        if args.flag("speakers") {
-            let id = try VoiceID()
-            guard !(await id.enrolled().profiles.isEmpty) else { throw VoiceError.noProfiles }
-            voices = id
-        }
+        let voices = args.flag("speakers") ? try VoiceID() : nil
+        try await voices?.requireSomeoneEnrolled()
         let transcriber = try Transcriber.shared(speech)
         let json = args.flag("json")
         let inPlace = !json && isatty(1) == 1
