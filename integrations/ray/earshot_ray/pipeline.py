@@ -41,11 +41,10 @@ def find_earshot(earshot=None):
 
 
 def transcribe(source, output, address=None, workers=None, threads_per_worker=1, tasks=("transcribe",), options=None,
-               model=None, earshot=None, batch_size=None, part_rows=64, part_seconds=30.0, retry_failed=False,
+               model=None, earshot=None, batch_size=1, part_rows=64, part_seconds=30.0, retry_failed=False,
                job_timeout=3600.0, progress=print):
     """Runs every file of `source` (folder or manifest) not already in `output` through Earshot on the Ray cluster
-    at `address` (None: a local one, or the one this process is connected to). `batch_size`: files per Ray task
-    (default: see files_per_task). Returns a Summary."""
+    at `address` (None: a local one, or the one this process is connected to). Returns a Summary."""
     started = time.monotonic()
     earshot = find_earshot(earshot)
     out = OutputDataset(output)
@@ -64,9 +63,8 @@ def transcribe(source, output, address=None, workers=None, threads_per_worker=1,
     if todo:
         cpus = int(ray.cluster_resources().get("CPU", 1))
         workers = workers or max(1, cpus // threads_per_worker)
-        # one block per file: the pool balances files, not chunks of the list; a task takes a few of them
+        # one block per file: the pool balances files, not chunks of the list
         dataset = ray.data.from_items(todo, override_num_blocks=len(todo))
-        batch_size = batch_size or files_per_task(len(todo), workers)
         results = dataset.map_batches(
             EarshotActor,
             fn_constructor_kwargs={"earshot": earshot, "threads": threads_per_worker, "tasks": list(tasks),
@@ -92,15 +90,6 @@ def transcribe(source, output, address=None, workers=None, threads_per_worker=1,
     if progress:
         progress(summary.text())
     return summary
-
-
-def files_per_task(files, workers):
-    """Files per Ray task: up to 4, while every worker still gets at least 8 tasks. Each task costs a round trip
-    through Ray Data (the batch to the actor, its rows back as a block, the driver reading them), which took CPU
-    from a worker using every core: one two-thread worker on 2 cores was 9.7% slower than `earshot transcribe`
-    with one file per task and 3.9% with four (87 files, bench/archive.py); few files stay one per task, so the
-    last ones still spread over the workers."""
-    return max(1, min(4, files // (8 * max(1, workers))))
 
 
 def _plain(row):
