@@ -106,8 +106,7 @@ enum LiveRoutes {
     }
 
     private static func transcribe(_ session: LiveSessions.Session, with transcriber: Transcriber, speakers: VoiceID?) async throws {
-        let events = speakers.map { transcriber.live(session.audio, speakers: $0) } ?? transcriber.live(session.audio)
-        for try await event in events {
+        for try await event in transcriber.live(session.audio, speakers: speakers) {
             let type: String = if case .partial = event { "partial" } else { "final" }
             guard send(type, event, to: session) else { return }
         }

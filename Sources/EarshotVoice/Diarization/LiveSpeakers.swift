@@ -10,10 +10,11 @@ extension Transcriber {
     /// voice it is, or `Transcriber.someoneElse`. The stream's last minute is kept while it plays, so a line's audio
     /// is matched as soon as the line ends, without a second pass over the source. Partial lines are not labelled:
     /// they change about once a second and a voice needs the whole line. Throws `VoiceError.noProfiles` (as the
-    /// stream's error) when nobody is enrolled.
-    public nonisolated func live(_ source: any AudioSource, speakers voices: VoiceID,
+    /// stream's error) when nobody is enrolled. With `voices` nil, the plain live stream.
+    public nonisolated func live(_ source: any AudioSource, speakers voices: VoiceID?,
                                  settings: LiveTranscription.Settings = .init()) -> AsyncThrowingStream<LiveEvent, Error> {
-        producedStream { emit in
+        guard let voices else { return live(source, settings: settings) }
+        return producedStream { emit in
             try await voices.requireSomeoneEnrolled()
             let tap = TappedSource(source, keeping: 60)
             for try await event in self.live(tap, settings: settings) {

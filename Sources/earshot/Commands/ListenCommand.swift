@@ -39,8 +39,7 @@ enum ListenCommand {
         let json = args.flag("json")
         let inPlace = !json && isatty(1) == 1
         if inPlace && args.positionals.isEmpty { StandardError.write("listening… (Ctrl-C to stop)\n") }
-        let events = voices.map { transcriber.live(source, speakers: $0) } ?? transcriber.live(source)
-        for try await event in events {
+        for try await event in transcriber.live(source, speakers: voices) {
             switch event {
             case let .partial(text, start, _):
                 if json {
