@@ -24,6 +24,7 @@ import ray  # noqa: E402
 from ray.cluster_utils import Cluster  # noqa: E402
 
 from earshot_ray import transcribe  # noqa: E402
+from earshot_ray.tasks import LARGEST  # noqa: E402
 
 
 def speech_files(every):
@@ -63,13 +64,13 @@ def shards(earshot, files, count):
         return texts
 
 
-def on_ray(earshot, files, workers, threads, address):
+def on_ray(earshot, files, workers, threads, largest_task):
     with tempfile.TemporaryDirectory() as work:
         manifest = os.path.join(work, "files.txt")
         with open(manifest, "w") as handle:
             handle.write("\n".join(files) + "\n")
         transcribe(manifest, os.path.join(work, "out"), workers=workers, threads_per_worker=threads, earshot=earshot,
-                   progress=None)
+                   largest_task=largest_task, progress=None)
         return {r["path"]: r["text"] for r in pq.read_table(os.path.join(work, "out")).to_pylist()}
 
 
@@ -79,6 +80,9 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--every", type=int, default=2, help="take every n-th utterance (default 2: 87 files)")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench/results"))
+    ap.add_argument("--also-largest-task", type=int, metavar="N",
+                    help=f"run each Ray configuration a second time with at most N files per Ray task (earshot_ray's "
+                         f"own choice: up to {LARGEST}, one at the end; 1 = one file per task, as before)")
     args = ap.parse_args()
     files = speech_files(args.every)
     if files is None:
@@ -87,14 +91,24 @@ def main():
     audio = sum(float(subprocess.run(["soxi", "-D", f], capture_output=True, text=True).stdout) for f in files)
     print(f"==> archive throughput: {len(files)} files, {audio:.0f} s of audio, tiny.en greedy, {args.runs} passes")
 
-    def ray_run(workers, threads):
+    def ray_run(workers, threads, largest_task=LARGEST):
         def run(cluster):
             ray.init(address=cluster.address, logging_level="WARNING", log_to_driver=False)
             try:
-                return on_ray(args.earshot, files, workers, threads, cluster.address)
+                return on_ray(args.earshot, files, workers, threads, largest_task)
             finally:
                 ray.shutdown()
         return run
+
+    variant = f" (≤ {args.also_largest_task} files per task)"
+
+    def ray_configurations(shapes):
+        """(name, workers, threads) as earshot_ray ships, and again with --also-largest-task's files per task"""
+        configurations = [(name, ray_run(workers, threads)) for name, workers, threads in shapes]
+        if args.also_largest_task:
+            configurations += [(name + variant, ray_run(workers, threads, args.also_largest_task))
+                               for name, workers, threads in shapes]
+        return configurations
 
     def plain(run):
         return lambda cluster: run()
@@ -106,10 +120,9 @@ def main():
                 ("earshot batch --threads 2", plain(lambda: batch(args.earshot, files, 2))),
                 ("earshot batch --threads 1", plain(lambda: batch(args.earshot, files, 1))),
                 ("2 × earshot batch --shard I/2 --threads 1", plain(lambda: shards(args.earshot, files, 2)))]),
-        ([2], [("Ray, 1 node: 1 worker × 2 threads", ray_run(1, 2)),
-               ("Ray, 1 node: 2 workers × 1 thread", ray_run(2, 1))]),
-        ([1, 1], [("Ray, 2 nodes: 1 worker × 1 thread", ray_run(1, 1)),
-                  ("Ray, 2 nodes: 2 workers × 1 thread", ray_run(2, 1))]),
+        ([2], ray_configurations([("Ray, 1 node: 1 worker × 2 threads", 1, 2), ("Ray, 1 node: 2 workers × 1 thread", 2, 1)])),
+        ([1, 1], ray_configurations([("Ray, 2 nodes: 1 worker × 1 thread", 1, 1),
+                                     ("Ray, 2 nodes: 2 workers × 1 thread", 2, 1)])),
     ]
     times, mismatches, reference = {}, {}, None
     for nodes, configurations in phases:
@@ -137,20 +150,25 @@ def main():
     print("|---|---|---|---|")
     for name in times:
         print(f"| {name} | {median[name]:.1f} s | {rate[name]:.1f} | {mismatches[name]} |")
-    overhead_1x2 = median["Ray, 1 node: 1 worker × 2 threads"] / median["earshot transcribe --threads 2"] - 1
-    overhead_2x1 = median["Ray, 1 node: 2 workers × 1 thread"] / median["2 × earshot batch --shard I/2 --threads 1"] - 1
-    efficiency = rate["Ray, 2 nodes: 2 workers × 1 thread"] / (2 * rate["Ray, 2 nodes: 1 worker × 1 thread"])
     # what two busy cores of this one machine allow without Ray: two shards against one process
     ceiling = rate["2 × earshot batch --shard I/2 --threads 1"] / (2 * rate["earshot batch --threads 1"])
-    print(f"Ray overhead over the CLI on the same 2 cores: {overhead_1x2 * 100:+.1f}% (1 × 2 vs transcribe --threads 2), "
-          f"{overhead_2x1 * 100:+.1f}% (2 × 1 vs two shards)")
-    print(f"two-node scaling efficiency (2 workers on 2 one-CPU nodes vs 1): {efficiency:.2f}; the same machine without "
-          f"Ray (2 shards vs 1 process, both single-threaded): {ceiling:.2f}; Ray's share: {efficiency / ceiling:.2f}")
+    figures = {}
+    for suffix in [""] + ([variant] if args.also_largest_task else []):
+        overhead_1x2 = median["Ray, 1 node: 1 worker × 2 threads" + suffix] / median["earshot transcribe --threads 2"] - 1
+        overhead_2x1 = (median["Ray, 1 node: 2 workers × 1 thread" + suffix]
+                        / median["2 × earshot batch --shard I/2 --threads 1"] - 1)
+        efficiency = rate["Ray, 2 nodes: 2 workers × 1 thread" + suffix] / (2 * rate["Ray, 2 nodes: 1 worker × 1 thread" + suffix])
+        figures[suffix.strip() or "earshot_ray"] = {"overhead_1x2": overhead_1x2, "overhead_2x1": overhead_2x1,
+                                                    "efficiency": efficiency}
+        print(f"{suffix.strip() or 'earshot_ray as shipped'}: Ray overhead over the CLI on the same 2 cores: "
+              f"{overhead_1x2 * 100:+.1f}% (1 × 2 vs transcribe --threads 2), {overhead_2x1 * 100:+.1f}% (2 × 1 vs two "
+              f"shards); two-node scaling efficiency (2 workers on 2 one-CPU nodes vs 1): {efficiency:.2f}, the same "
+              f"machine without Ray (2 shards vs 1 process, both single-threaded): {ceiling:.2f}, Ray's share: "
+              f"{efficiency / ceiling:.2f}")
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "archive.json"), "w") as handle:
         json.dump({"files": len(files), "audio_seconds": audio, "times": times, "mismatches": mismatches,
-                   "overhead_1x2": overhead_1x2, "overhead_2x1": overhead_2x1, "efficiency": efficiency,
-                   "ceiling": ceiling}, handle, indent=2)
+                   "figures": figures, "ceiling": ceiling}, handle, indent=2)
     return 0
 
 

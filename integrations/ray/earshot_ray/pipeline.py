@@ -10,6 +10,7 @@ import ray
 
 from .inputs import list_inputs
 from .output import OutputDataset
+from .tasks import LARGEST, group_into_tasks
 from .worker import EarshotActor
 
 
@@ -41,10 +42,11 @@ def find_earshot(earshot=None):
 
 
 def transcribe(source, output, address=None, workers=None, threads_per_worker=1, tasks=("transcribe",), options=None,
-               model=None, earshot=None, batch_size=1, part_rows=64, part_seconds=30.0, retry_failed=False,
+               model=None, earshot=None, largest_task=LARGEST, part_rows=64, part_seconds=30.0, retry_failed=False,
                job_timeout=3600.0, progress=print):
     """Runs every file of `source` (folder or manifest) not already in `output` through Earshot on the Ray cluster
-    at `address` (None: a local one, or the one this process is connected to). Returns a Summary."""
+    at `address` (None: a local one, or the one this process is connected to). A Ray task takes up to
+    `largest_task` files (see tasks.py). Returns a Summary."""
     started = time.monotonic()
     earshot = find_earshot(earshot)
     out = OutputDataset(output)
@@ -63,13 +65,14 @@ def transcribe(source, output, address=None, workers=None, threads_per_worker=1,
     if todo:
         cpus = int(ray.cluster_resources().get("CPU", 1))
         workers = workers or max(1, cpus // threads_per_worker)
-        # one block per file: the pool balances files, not chunks of the list
-        dataset = ray.data.from_items(todo, override_num_blocks=len(todo))
+        # one block per task, a few files each and single files at the end, so the pool balances to the last file
+        task_rows = group_into_tasks(todo, workers, largest_task)
+        dataset = ray.data.from_items(task_rows, override_num_blocks=len(task_rows))
         results = dataset.map_batches(
             EarshotActor,
             fn_constructor_kwargs={"earshot": earshot, "threads": threads_per_worker, "tasks": list(tasks),
                                    "options": options or {}, "model": model, "job_timeout": job_timeout},
-            batch_size=batch_size, batch_format="numpy", num_cpus=threads_per_worker,
+            batch_size=1, batch_format="numpy", num_cpus=threads_per_worker,
             # Ray Data restarts an actor that dies and retries its batch (max_restarts and max_task_retries are -1)
             compute=ray.data.ActorPoolStrategy(size=workers))
         written, pending, last = set(), [], time.monotonic()

@@ -110,7 +110,9 @@ class EarshotActor:
         self.process = EarshotProcess(self.earshot, self.threads, self.model)
 
     def __call__(self, batch):
-        rows = [dict(self._one(ident, path), node=self.node) for ident, path in zip(batch["id"], batch["path"])]
+        """A batch of task rows (tasks.py: each holds a few files' ids and paths) gives a row per file."""
+        rows = [dict(self._one(ident, path), node=self.node)
+                for ids, paths in zip(batch["id"], batch["path"]) for ident, path in zip(ids, paths)]
         return {column: [r[column] for r in rows] for column in COLUMNS}
 
     def _one(self, ident, path):

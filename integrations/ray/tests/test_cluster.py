@@ -20,6 +20,7 @@ import ray
 from ray.cluster_utils import Cluster
 
 from earshot_ray import list_inputs, transcribe
+from earshot_ray.tasks import LARGEST, TASKS_AHEAD_PER_WORKER, group_into_tasks, task_sizes
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 EARSHOT = os.environ.get("EARSHOT", os.path.join(ROOT, ".build", "release", "earshot"))
@@ -110,6 +111,28 @@ class InputTests(unittest.TestCase):
             self.assertIn("line 1 is not a job", str(bad.exception))
             with self.assertRaises(SystemExit):
                 list_inputs(os.path.join(work, "nowhere"))
+
+
+class TaskTests(unittest.TestCase):
+    """How files are dealt out as Ray tasks, without a cluster."""
+
+    def test_a_few_files_per_task_while_many_are_left_and_one_per_task_at_the_end(self):
+        for files in (0, 1, 5, 20, 87, 173, 10_000):
+            for workers in (1, 2, 3, 32):
+                sizes = task_sizes(files, workers)
+                self.assertEqual(sum(sizes), files, (files, workers))
+                self.assertTrue(all(1 <= s <= LARGEST for s in sizes), sizes)
+                self.assertEqual(sizes, sorted(sizes, reverse=True), "tasks only shrink")
+                tail = TASKS_AHEAD_PER_WORKER * workers
+                self.assertTrue(all(s == 1 for s in sizes[-tail:]), f"the last tasks hold one file each: {sizes}")
+        self.assertLess(len(task_sizes(87, 1)), 40, "fewer round trips than files")
+        self.assertEqual(task_sizes(5, 2), [1] * 5)
+
+    def test_tasks_keep_every_file_once_in_order(self):
+        items = [{"id": f"f{i}", "path": f"/a/f{i}.wav"} for i in range(23)]
+        tasks = group_into_tasks(items, workers=2)
+        self.assertEqual([i for t in tasks for i in t["id"]], [i["id"] for i in items])
+        self.assertEqual([p for t in tasks for p in t["path"]], [i["path"] for i in items])
 
 
 class ClusterTests(unittest.TestCase):
