@@ -37,13 +37,16 @@ let package = Package(
         // Our own declarations of the ONNX Runtime C API subset we call (no package ships its header), over the
         // ONNX Runtime that ships with sherpa-onnx: one copy of the runtime in the process.
         .target(name: "COnnxRuntime", dependencies: ["CSherpaOnnx"], linkerSettings: [.linkedLibrary("onnxruntime")]),
+        // Integer matrix-vector products with the same answers on every CPU (Whisper's vocabulary projection).
+        .target(name: "CInt8Kernels"),
 
         // Shared core: audio decoding, resampling, live sources, model locations, ONNX Runtime, log-mel
         // features, training math, errors, terminal output.
         .target(name: "EarshotCore", dependencies: ["CSndFile", "CSoxr", "CPortAudio", "CBLAS", "COnnxRuntime"]),
         // Capability: speech to text (files and live): Earshot's own Whisper decoding loop over ONNX Runtime
-        // (OpenBLAS for the front-end's DFT, zlib for the loop check), sherpa-onnx's silero VAD.
-        .target(name: "EarshotSpeech", dependencies: ["EarshotCore", "CSherpaOnnx", "CBLAS", "CZlib"]),
+        // (OpenBLAS for the front-end's DFT, zlib for the loop check, int8 kernels for the vocabulary projection),
+        // sherpa-onnx's silero VAD.
+        .target(name: "EarshotSpeech", dependencies: ["EarshotCore", "CSherpaOnnx", "CBLAS", "CZlib", "CInt8Kernels"]),
         // Capability: sound classification (built-in AudioSet classifier, trained classifiers).
         .target(name: "EarshotSound", dependencies: ["EarshotCore"]),
         // Capability: voice ID (enrolment trained on the device, verification, identification).
@@ -74,7 +77,7 @@ let package = Package(
         // Helpers shared by the test targets: espeak-ng synthesis, shared evaluation data, running the CLI.
         .target(name: "EarshotTestSupport", dependencies: ["EarshotCore"], path: "Tests/Support"),
         .testTarget(name: "EarshotCoreTests", dependencies: ["EarshotCore", "EarshotTestSupport"]),
-        .testTarget(name: "EarshotSpeechTests", dependencies: ["EarshotSpeech", "EarshotCore", "EarshotTestSupport"]),
+        .testTarget(name: "EarshotSpeechTests", dependencies: ["EarshotSpeech", "EarshotCore", "EarshotTestSupport", "CInt8Kernels"]),
         .testTarget(name: "EarshotSoundTests", dependencies: ["EarshotSound", "EarshotCore", "EarshotTestSupport"]),
         .testTarget(name: "EarshotVoiceTests", dependencies: ["EarshotVoice", "EarshotCore", "EarshotTestSupport"]),
         .testTarget(name: "EarshotLanguageTests", dependencies: ["EarshotLanguage", "EarshotCore", "EarshotTestSupport"]),

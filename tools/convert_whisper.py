@@ -235,39 +235,58 @@ def build_decoder(w, dims, alignment_heads):
     g.output("Concat", new_k, "out_self_k", axis=0)
     g.output("Concat", new_v, "out_self_v", axis=0)
     g.output("Concat", scores, "cross_qk", axis=1)
-    x = g.layer_norm(x, "decoder/layer_norm")
-    # logits reuse the embedding matrix (Gemm transB) instead of storing a transposed copy; the Gemm
-    # is attached after int8 quantisation (see attach_logits), which would otherwise rewrite it.
-    # It stays fp32: an int8 copy made decoding 25% faster but cost 0.5 WER points (docs/speech.md)
-    g.output("Reshape", [x, i64([-1, d])], "hidden")
+    # the last hidden state [N, n, d]: quantised models project it onto the vocabulary outside ONNX Runtime
+    # (write_projection); float ones get the logits Gemm attached after quantisation (attach_logits)
+    g.output("Identity", [g.layer_norm(x, "decoder/layer_norm")], "hidden")
     f = TensorProto.FLOAT
     inputs = [helper.make_tensor_value_info("tokens", TensorProto.INT64, ["N", "n"]),
               helper.make_tensor_value_info("in_self_k", f, [layers, "Np", "P", d]),
               helper.make_tensor_value_info("in_self_v", f, [layers, "Np", "P", d]),
               helper.make_tensor_value_info("beams", TensorProto.INT64, ["N"])] + [
               helper.make_tensor_value_info(f"cross_{kv}_{i}", f, ["Nc", heads, "K"]) for i in range(layers) for kv in "kv"]
-    outputs = [helper.make_tensor_value_info("hidden", f, ["Nn", d]),
+    outputs = [helper.make_tensor_value_info("hidden", f, ["N", "n", d]),
                helper.make_tensor_value_info("out_self_k", f, [layers, "N", "Pn", d]),
                helper.make_tensor_value_info("out_self_v", f, [layers, "N", "Pn", d]),
                helper.make_tensor_value_info("cross_qk", f, ["N", len(alignment_heads), "n", "T2"])]
     return g, inputs, outputs
 
 
-def attach_logits(model, vocab):
-    """Append logits = Gemm(hidden, embedding, transB=1) reshaped to [N, n, vocab] as the first output."""
+def attach_logits(model, vocab, d):
+    """Append logits = Gemm(hidden, embedding, transB=1) reshaped to [N, n, vocab] as the first output, in place of
+    `hidden`. It reuses the embedding matrix (Gemm transB) instead of storing a transposed copy, and is attached
+    after int8 quantisation, which would otherwise rewrite it."""
     g = model.graph
     emb = "decoder.embeddings.weight"
     g.node.extend([
-        helper.make_node("Gemm", ["hidden", emb], ["logits_flat"], name="logits_gemm", transB=1),
+        helper.make_node("Reshape", ["hidden", "hidden_rows_shape"], ["hidden_rows"], name="hidden_rows_node"),
+        helper.make_node("Gemm", ["hidden_rows", emb], ["logits_flat"], name="logits_gemm", transB=1),
         helper.make_node("Shape", ["tokens"], ["tokens_shape"], name="tokens_shape_node"),
         helper.make_node("Concat", ["tokens_shape", "minus_one"], ["logits_shape"], name="logits_shape_node", axis=0),
         helper.make_node("Reshape", ["logits_flat", "logits_shape"], ["logits"], name="logits_node")])
     g.initializer.append(numpy_helper.from_array(np.array([-1], dtype=np.int64), "minus_one"))
+    g.initializer.append(numpy_helper.from_array(np.array([-1, d], dtype=np.int64), "hidden_rows_shape"))
     rest = [o for o in g.output if o.name != "hidden"]
     del g.output[:]
     g.output.extend([helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["N", "n", vocab])] + rest)
     del g.value_info[:]  # stale shapes from the quantiser's inference
     return model
+
+
+def write_projection(embedding, path):
+    """The logits projection (the embedding matrix, vocabulary × width), little-endian: the rows as symmetric int8,
+    the float32 scale of each row, then the rows as float16 (CTranslate2 stores them so: the same numbers as the
+    float graph's). Earshot's decoding loop multiplies the decoder's hidden state by the int8 rows in exact integer
+    arithmetic (Sources/CInt8Kernels), a quarter of the bytes per step of the fp32 Gemm that was most of a greedy
+    step, then computes the likeliest tokens' logits again from the float16 rows, so the tokens it chooses between
+    are scored as the float model scores them (a per-tensor int8 copy in the graph cost 0.5 WER points)."""
+    scales = np.abs(embedding.astype(np.float32)).max(axis=1) / 127.0
+    scales[scales == 0] = 1.0
+    weights = np.clip(np.rint(embedding.astype(np.float32) / scales[:, None]), -127, 127).astype(np.int8)
+    with open(path + ".tmp", "wb") as out:
+        out.write(weights.tobytes())
+        out.write(scales.astype("<f4").tobytes())
+        out.write(embedding.astype("<f2").tobytes())
+    os.replace(path + ".tmp", path)
 
 
 def special_tokens(tokenizer_path, dims):
@@ -389,6 +408,9 @@ def main():
         # tokens Whisper should never write (symbols that are not speech), and at the start (blank, end)
         "suppress_tokens": config["suppress_ids"], "suppress_tokens_at_start": config["suppress_ids_begin"],
         "precision": precisions,
+        # quantised decoders leave the vocabulary projection to this int8 file (write_projection); float ones
+        # compute logits in the graph
+        "projection": None if precisions["decoder"] in ("float", "dequantised") else f"{name}-projection.bin",
     }
     description.update(special_tokens(os.path.join(src, "tokenizer.json"), dims))
 
@@ -398,8 +420,10 @@ def main():
         onnx.checker.check_model(model)
         final = os.path.join(out_dir, f"{name}-{part}.onnx")
         model = quantise(model, precisions[part], final + ".fp32.tmp")
-        if part == "decoder":
-            model = attach_logits(model, dims["vocab"])
+        if part == "decoder" and description["projection"]:
+            write_projection(w["decoder/embeddings/weight"], os.path.join(out_dir, description["projection"]))
+        elif part == "decoder":
+            model = attach_logits(model, dims["vocab"], d)
         onnx.save(model, final + ".tmp")
         os.replace(final + ".tmp", final)
         print(f"  wrote {final} ({precisions[part]}, {os.path.getsize(final) / 1e6:.0f} MB)")

@@ -42,6 +42,12 @@ public struct ModelStore: Sendable {
         }
         return path
     }
+
+    /// `file(_:of:)` for a file that only some forms of a model have: nil when it is not there.
+    public func fileIfPresent(_ relativePath: String, of model: String) throws -> String? {
+        FileManager.default.fileExists(atPath: home.appendingPathComponent(relativePath).path)
+            ? try file(relativePath, of: model) : nil
+    }
 }
 
 public enum ModelError: Error, LocalizedError, Equatable {

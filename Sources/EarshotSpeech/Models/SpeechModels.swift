@@ -36,7 +36,12 @@ public enum WhisperModel: String, Sendable, CaseIterable, Codable {
         guard Self.languages.contains(language) else { throw SpeechError.unsupportedLanguage(language, model: self) }
     }
 
-    struct Files { let encoder, decoder, vocabulary, description: String }
+    struct Files {
+        let encoder, decoder, vocabulary, description: String
+        /// The int8 vocabulary projection of the shipped models (LogitsProjection); the float references have none
+        /// (their decoders compute the logits). The model's description says which it needs.
+        let projection: String?
+    }
 
     /// - Parameter floatReference: the float conversion setup keeps beside the shipped (uint8) one, which
     ///   the tests compare transcripts with.
@@ -46,7 +51,8 @@ public enum WhisperModel: String, Sendable, CaseIterable, Codable {
         return Files(encoder: try store.file("\(dir)/model-encoder.onnx", of: label),
                      decoder: try store.file("\(dir)/model-decoder.onnx", of: label),
                      vocabulary: try store.file("\(dir)/model-vocabulary.txt", of: label),
-                     description: try store.file("\(dir)/model-whisper.json", of: label))
+                     description: try store.file("\(dir)/model-whisper.json", of: label),
+                     projection: try store.fileIfPresent("\(dir)/model-projection.bin", of: label))
     }
 }
 

@@ -12,6 +12,12 @@ final class WhisperDecoder: @unchecked Sendable {
     private let encoder: InferenceSession
     private let decoder: InferenceSession
     private let features: WhisperFeatures
+    /// The quantised models' vocabulary projection (their decoders end at the hidden state); nil: the decoder
+    /// computes the logits itself (the float references).
+    private let projection: LogitsProjection?
+    /// The decoder output that scores the next token: `logits` [N, n, vocab], or `hidden` [N, n, width] that
+    /// `projection` turns into logits.
+    private let scoresOutput: String
     /// Silence appended to a window before the encoder. With timestamps, the window is always Whisper's full
     /// 30 s: on shorter inputs the timestamps it predicts are wrong and it loops (a 2.6 s sentence given 7.5 s
     /// ended at "1.00" and then repeated), and the text is worse too. Live pieces, decoded without timestamps
@@ -26,6 +32,15 @@ final class WhisperDecoder: @unchecked Sendable {
         encoder = try InferenceSession(path: files.encoder, threads: threads)
         decoder = try InferenceSession(path: files.decoder, threads: threads)
         features = WhisperFeatures(melBands: spec.n_mels)
+        if spec.projection != nil {
+            guard let path = files.projection else {
+                throw ModelError.missing(model: "whisper", path: (files.description as NSString).deletingLastPathComponent + "/model-projection.bin")
+            }
+            projection = try LogitsProjection(path: path, vocabulary: spec.n_vocab, width: spec.n_text_state, threads: threads)
+        } else {
+            projection = nil
+        }
+        scoresOutput = projection == nil ? "logits" : "hidden"
     }
 
     /// One window's result: segments timed from the window's start.
@@ -147,8 +162,9 @@ final class WhisperDecoder: @unchecked Sendable {
     }
 
     /// Runs the decoder: `tokens` per hypothesis, continuing cache rows `beams` of `caches` (nil: from scratch).
+    /// The first output scores the next token (see `logits(_:rows:position:)`), then the caches, or `outputs`.
     private func step(_ tokens: [[Int]], beams: [Int], caches: (TensorValue, TensorValue)?, context: Context,
-                      outputs: [String] = ["logits", "out_self_k", "out_self_v"]) throws -> [TensorValue] {
+                      outputs: [String]? = nil) throws -> [TensorValue] {
         let n = tokens[0].count
         let empty = caches == nil ? try TensorValue(shape: [spec.n_text_layer, 1, 0, spec.n_text_state], floats: []) : nil
         let inputs: [String: TensorValue] = [
@@ -156,13 +172,24 @@ final class WhisperDecoder: @unchecked Sendable {
             "in_self_k": caches?.0 ?? empty!, "in_self_v": caches?.1 ?? empty!,
             "beams": try TensorValue(shape: [beams.count], int64s: beams.map(Int64.init)),
         ]
-        return try decoder.run(values: inputs.merging(context.cross) { a, _ in a }, outputs: outputs)
+        return try decoder.run(values: inputs.merging(context.cross) { a, _ in a },
+                               outputs: outputs ?? [scoresOutput, "out_self_k", "out_self_v"])
     }
 
-    /// Row `row`'s logits at position `position` of a [N, n, vocab] output.
+    /// The logits at position `position` of hypotheses `rows` of a step's first output ([N, n, vocab] logits, or
+    /// [N, n, width] hidden states projected here, all rows at once so the projection is read once).
+    private func logits(_ value: TensorValue, rows: [Int], position: Int) -> [[Float]] {
+        let (n, last) = (value.shape[1], value.shape[2])
+        guard let projection else {
+            return value.withFloats { all in rows.map { Array(all[((($0 * n + position) * last))..<(($0 * n + position + 1) * last)]) } }
+        }
+        let states = value.withFloats { all in rows.flatMap { all[(($0 * n + position) * last)..<(($0 * n + position + 1) * last)] } }
+        let flat = states.withUnsafeBufferPointer { projection.logits($0, count: rows.count) }
+        return rows.indices.map { Array(flat[($0 * projection.vocabulary)..<(($0 + 1) * projection.vocabulary)]) }
+    }
+
     private func logits(_ value: TensorValue, row: Int, position: Int) -> [Float] {
-        let (n, vocab) = (value.shape[1], value.shape[2])
-        return value.withFloats { Array($0[((row * n + position) * vocab)..<((row * n + position + 1) * vocab)]) }
+        logits(value, rows: [row], position: position)[0]
     }
 
     private func noSpeechProbability(_ first: TensorValue, prefix: [Int]) -> Double {
@@ -186,9 +213,11 @@ final class WhisperDecoder: @unchecked Sendable {
         var position = prefix.count - 1
         while true {
             var next: [Int] = []
+            let live = (0..<rows).filter { !done[$0] }
+            let scores = Dictionary(uniqueKeysWithValues: zip(live, logits(out[0], rows: live.map { beams[$0] }, position: position)))
             for r in 0..<rows {
                 if done[r] { next.append(spec.eot); continue }
-                var row = logits(out[0], row: beams[r], position: position)
+                var row = scores[r]!
                 let logprobs = context.rules.apply(&row, generated: generated[r])
                 let token = temperature == 0 ? argmax(row) : draw(row, temperature: temperature, using: &generator)
                 sums[r] += Double(logprobs[token])
@@ -220,8 +249,8 @@ final class WhisperDecoder: @unchecked Sendable {
         var position = prefix.count - 1
         while finished.count < size {
             var candidates: [Hypothesis] = []
-            for hypothesis in live {
-                var row = logits(out[0], row: hypothesis.row, position: position)
+            for (hypothesis, scores) in zip(live, logits(out[0], rows: live.map(\.row), position: position)) {
+                var row = scores
                 let logprobs = context.rules.apply(&row, generated: hypothesis.tokens)
                 for token in topIndices(logprobs, count: size + 1) where logprobs[token].isFinite {
                     candidates.append(Hypothesis(tokens: hypothesis.tokens + [token], sum: hypothesis.sum + Double(logprobs[token]),
@@ -260,7 +289,7 @@ final class WhisperDecoder: @unchecked Sendable {
 
     /// The language the window is spoken in, and its probability among Whisper's languages.
     private func detectLanguage(_ context: Context) throws -> (String, Double) {
-        let out = try step([[spec.sot]], beams: [0], caches: nil, context: context, outputs: ["logits"])
+        let out = try step([[spec.sot]], beams: [0], caches: nil, context: context, outputs: [scoresOutput])
         let row = logits(out[0], row: 0, position: 0)
         let scores = spec.languages.map { row[$0.token] }
         let probabilities = LogitRules.logSoftmax(scores).map { Double(exp($0)) }
@@ -270,8 +299,10 @@ final class WhisperDecoder: @unchecked Sendable {
 
     /// The tokens forced through the decoder at once: their logits and the alignment heads' cross-attention.
     private func alignmentPass(_ tokens: [Int], context: Context) throws -> (logits: TensorValue, crossAttention: TensorValue) {
-        let out = try step([tokens], beams: [0], caches: nil, context: context, outputs: ["logits", "cross_qk"])
-        return (out[0], out[1])
+        let out = try step([tokens], beams: [0], caches: nil, context: context, outputs: [scoresOutput, "cross_qk"])
+        guard let projection else { return (out[0], out[1]) }
+        let logits = out[0].withFloats { projection.logits($0, count: tokens.count) }
+        return (try TensorValue(shape: [1, tokens.count, projection.vocabulary], floats: logits), out[1])
     }
 
     // MARK: - segments

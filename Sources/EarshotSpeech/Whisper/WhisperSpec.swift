@@ -17,6 +17,8 @@ struct WhisperSpec: Decodable, Sendable {
     let sot, eot, translate, transcribe, sot_prev, sot_lm, no_timestamps, no_speech, timestamp_begin: Int
     let languages: [Language]
     let multilingual: Bool
+    /// The int8 vocabulary projection file beside the model (quantised models; nil: the decoder computes logits).
+    let projection: String?
 
     /// Seconds per timestamp token and per encoder frame.
     static let timestampStep = 0.02
