@@ -102,10 +102,18 @@ struct AudioOnsets {
     /// For each boundary (a frame), the index of the pause it takes, or nil: the cheapest order-keeping matching
     /// (dynamic programming over boundaries × pauses, as in edit distance).
     private func matchInOrder(_ boundaries: [Int], _ gaps: [Range<Int>]) -> [Int?] {
-        // sound crossed to move `boundary` onto `gap`
-        func cost(_ boundary: Int, _ gap: Range<Int>) -> Double {
-            if gap.lowerBound >= boundary { return Double(soundBefore[gap.lowerBound] - soundBefore[boundary]) }
-            if gap.upperBound <= boundary { return Double(soundBefore[boundary] - soundBefore[gap.upperBound]) / Self.soundBeforeDiscount }
+        // sound crossed to move boundary `i` onto `gap`; boundaries at one frame (a word the alignment gave no time)
+        // cost the same, and the tie goes to the one next to the pause in word order — the first of them for a pause
+        // before, the last for one after — so the words between keep their order (the other way round, "morning"
+        // kept a 1.6 s pause and the zero-length "We" after it ended before it started)
+        func cost(_ i: Int, _ gap: Range<Int>) -> Double {
+            let (boundary, tie) = (boundaries[i], 1e-6)
+            if gap.lowerBound >= boundary {
+                return Double(soundBefore[gap.lowerBound] - soundBefore[boundary]) + tie * Double(boundaries.count - i)
+            }
+            if gap.upperBound <= boundary {
+                return Double(soundBefore[boundary] - soundBefore[gap.upperBound]) / Self.soundBeforeDiscount + tie * Double(i)
+            }
             return 0
         }
         let shortest = Int(Self.minimumPause / Self.frameSeconds)
@@ -121,7 +129,7 @@ struct AudioOnsets {
         for i in 0...n {
             for j in 0...m where i + j > 0 {
                 var best = Double.infinity, move: UInt8 = 0
-                if i > 0 && j > 0 { (best, move) = (total[i - 1][j - 1] + cost(boundaries[i - 1], gaps[j - 1]), 0) }
+                if i > 0 && j > 0 { (best, move) = (total[i - 1][j - 1] + cost(i - 1, gaps[j - 1]), 0) }
                 if i > 0 && total[i - 1][j] + Self.unmatchedBoundaryCost < best { (best, move) = (total[i - 1][j] + Self.unmatchedBoundaryCost, 1) }
                 if j > 0 && total[i][j - 1] + inside(gaps[j - 1]) < best { (best, move) = (total[i][j - 1] + inside(gaps[j - 1]), 2) }
                 (total[i][j], step[i][j]) = (best, move)

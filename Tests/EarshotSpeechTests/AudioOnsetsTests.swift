@@ -1,0 +1,35 @@
+@testable import EarshotSpeech
+import XCTest
+
+/// Given where the alignment put each word and where the sound really stops and starts, expect the word
+/// boundaries on the pauses.
+final class AudioOnsetsTests: XCTestCase {
+    /// Sound and silence in 10 ms frames: `true` is a tone, `false` near-silence.
+    func audio(_ pattern: [(seconds: Double, loud: Bool)]) -> ArraySlice<Float> {
+        var samples: [Float] = []
+        for (seconds, loud) in pattern {
+            let count = Int(seconds * 16000)
+            samples += (0..<count).map { loud ? 0.3 * sin(Float($0) * 0.2) : 0.0001 * sin(Float($0) * 0.7) }
+        }
+        return samples[...]
+    }
+
+    func testAWordThatSwallowedThePauseEndsWhereTheSoundDoes() {
+        // "morning" 0–1.0 s, a pause to 2.6 s, "we need" from 2.6 s; the alignment ran "morning" to 2.84
+        let onsets = AudioOnsets(audio([(1.0, true), (1.6, false), (1.4, true)]))
+        let refined = onsets.refine([(0.0, 2.84), (2.84, 3.3), (3.3, 4.0)])
+        XCTAssertEqual(refined[0].end, 1.0, accuracy: 0.02)
+        XCTAssertEqual(refined[1].start, 2.6, accuracy: 0.02)
+    }
+
+    /// The alignment gave a word no time at all ("We" at 2.84–2.84): both of its boundaries are as far from the
+    /// pause, and the pause goes to the first, so the words stay in order.
+    func testAZeroLengthWordAfterAPauseKeepsTheWordsInOrder() {
+        let onsets = AudioOnsets(audio([(1.0, true), (1.6, false), (1.4, true)]))
+        let refined = onsets.refine([(0.0, 2.84), (2.84, 2.84), (2.84, 3.3), (3.3, 4.0)])
+        XCTAssertEqual(refined[0].end, 1.0, accuracy: 0.02, "the word before the pause ends with its sound")
+        XCTAssertEqual(refined[1].start, 2.6, accuracy: 0.02, "the word after it starts with its sound")
+        for (a, b) in zip(refined, refined.dropFirst()) { XCTAssertLessThanOrEqual(a.end, b.start + 1e-9) }
+        for word in refined { XCTAssertLessThan(word.start, word.end) }
+    }
+}
