@@ -64,11 +64,17 @@ final class LogitsProjectionTests: XCTestCase {
         let two = try LogitsProjection(path: path, vocabulary: vocabulary, width: width, threads: 2)
         let logits = states.withUnsafeBufferPointer { one.logits($0, count: count) }
         XCTAssertEqual(logits, states.withUnsafeBufferPointer { two.logits($0, count: count) }, "the same numbers on any number of threads")
+        // tokens asked for by name (the language tokens) are scored in float too, wherever they rank
+        let named = [0, 1, 50_000, vocabulary - 1]
+        let withNamed = states.withUnsafeBufferPointer { one.logits($0, count: count, exact: named) }
         for r in 0..<count {
             let exact = (0..<vocabulary).map { v in (0..<width).reduce(0.0) { $0 + Double(halves[v * width + $1]) * Double(states[r * width + $1]) } }
             let row = Array(logits[(r * vocabulary)..<((r + 1) * vocabulary)])
             let spread = exact.max()! - exact.min()!
             let ranked = exact.indices.sorted { exact[$0] > exact[$1] }
+            for token in named {
+                XCTAssertEqual(Double(withNamed[r * vocabulary + token]), exact[token], accuracy: 1e-4 * spread, "vector \(r), named token \(token)")
+            }
             XCTAssertEqual(row.indices.max { row[$0] < row[$1] }, ranked[0], "vector \(r): the float model's choice")
             for token in ranked.prefix(8) {
                 XCTAssertEqual(Double(row[token]), exact[token], accuracy: 1e-4 * spread, "vector \(r), rival \(token): scored in float")

@@ -34,7 +34,9 @@ final class LogitsProjection: @unchecked Sendable {
     }
 
     /// The logits of `count` hidden states (`width` floats each, one after another): `vocabulary` floats per state.
-    func logits(_ hidden: UnsafeBufferPointer<Float>, count: Int) -> [Float] {
+    /// `exact`: tokens scored from the float16 rows as well, whatever their int8 logits (the language tokens, whose
+    /// probabilities among themselves detect the language).
+    func logits(_ hidden: UnsafeBufferPointer<Float>, count: Int, exact: [Int] = []) -> [Float] {
         precondition(hidden.count >= count * width)
         var states = [Int16](repeating: 0, count: count * width)
         var stateScales = [Float](repeating: 0, count: count)
@@ -64,7 +66,7 @@ final class LogitsProjection: @unchecked Sendable {
                 }
                 for r in 0..<count {
                     let row = UnsafeMutableBufferPointer(start: base + r * vocabulary, count: vocabulary)
-                    for token in Self.largest(row, count: Self.rescored) {
+                    for token in Self.largest(row, count: Self.rescored) + exact where token >= 0 && token < vocabulary {
                         row[token] = earshot_f16_dot(halves + token * width, hidden.baseAddress! + r * width, Int32(width))
                     }
                 }

@@ -178,13 +178,13 @@ final class WhisperDecoder: @unchecked Sendable {
 
     /// The logits at position `position` of hypotheses `rows` of a step's first output ([N, n, vocab] logits, or
     /// [N, n, width] hidden states projected here, all rows at once so the projection is read once).
-    private func logits(_ value: TensorValue, rows: [Int], position: Int) -> [[Float]] {
+    private func logits(_ value: TensorValue, rows: [Int], position: Int, exact: [Int] = []) -> [[Float]] {
         let (n, last) = (value.shape[1], value.shape[2])
         guard let projection else {
             return value.withFloats { all in rows.map { Array(all[((($0 * n + position) * last))..<(($0 * n + position + 1) * last)]) } }
         }
         let states = value.withFloats { all in rows.flatMap { all[(($0 * n + position) * last)..<(($0 * n + position + 1) * last)] } }
-        let flat = states.withUnsafeBufferPointer { projection.logits($0, count: rows.count) }
+        let flat = states.withUnsafeBufferPointer { projection.logits($0, count: rows.count, exact: exact) }
         return rows.indices.map { Array(flat[($0 * projection.vocabulary)..<(($0 + 1) * projection.vocabulary)]) }
     }
 
@@ -290,7 +290,7 @@ final class WhisperDecoder: @unchecked Sendable {
     /// The language the window is spoken in, and its probability among Whisper's languages.
     private func detectLanguage(_ context: Context) throws -> (String, Double) {
         let out = try step([[spec.sot]], beams: [0], caches: nil, context: context, outputs: [scoresOutput])
-        let row = logits(out[0], row: 0, position: 0)
+        let row = logits(out[0], rows: [0], position: 0, exact: spec.languages.map(\.token))[0]
         let scores = spec.languages.map { row[$0.token] }
         let probabilities = LogitRules.logSoftmax(scores).map { Double(exp($0)) }
         let best = probabilities.indices.max { probabilities[$0] < probabilities[$1] }!
