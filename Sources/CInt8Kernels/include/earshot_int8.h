@@ -9,7 +9,7 @@
 /// one integer step) goes to `scales[row]` (0 for a row of zeros).
 void earshot_int16_quantise(const float *x, int count, int dim, int16_t *out, float *scales);
 
-/// out[r * rows + v] = (sum_k weights[v][k] * x[r][k]) * xscales[r] * wscales[v] for the weight rows v in
+/// out[r * stride + (v - first)] = (sum_k weights[v][k] * x[r][k]) * xscales[r] * wscales[v] for the weight rows v in
 /// [first, first + rows) of a row-major int8 matrix with `dim` columns, and every vector r < count; `out` points
 /// at the first row's slot of vector 0 and steps by `stride` between vectors. Sums are exact (int32).
 void earshot_int8_project(const int8_t *weights, const float *wscales, int first, int rows, int dim,

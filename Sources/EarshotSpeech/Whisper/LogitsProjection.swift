@@ -77,7 +77,7 @@ final class LogitsProjection: @unchecked Sendable {
             }
             for r in 0..<count {
                 let row = UnsafeMutableBufferPointer(start: base + r * vocabulary, count: vocabulary)
-                for token in Self.largest(row, count: Self.rescored) + exact where token >= 0 && token < vocabulary {
+                for token in topIndices(row, count: Self.rescored) + exact where token >= 0 && token < vocabulary {
                     row[token] = earshot_f16_dot(halves + token * width, hidden.baseAddress! + r * width, Int32(width))
                 }
             }
@@ -92,20 +92,5 @@ final class LogitsProjection: @unchecked Sendable {
         let states: UnsafePointer<Int16>
         let stateScales: UnsafePointer<Float>
         let logits: UnsafeMutablePointer<Float>
-    }
-
-    /// The indices of the `count` largest values (in no particular order).
-    private static func largest(_ values: UnsafeMutableBufferPointer<Float>, count: Int) -> [Int] {
-        var top: [Int] = []
-        top.reserveCapacity(count + 1)
-        var floor = -Float.infinity  // the smallest value kept, once `count` are kept
-        for i in values.indices where top.count < count || values[i] > floor {
-            top.append(i)
-            if top.count > count {
-                top.remove(at: top.indices.min { values[top[$0]] < values[top[$1]] }!)
-            }
-            if top.count == count { floor = top.map { values[$0] }.min()! }
-        }
-        return top
     }
 }

@@ -348,7 +348,8 @@ private func argmax(_ values: [Float]) -> Int {
     return best
 }
 
-private func topIndices(_ values: [Float], count: Int) -> [Int] {
+/// The indices of the `count` largest values, largest first (the beam's candidates, the projection's tokens to rescore).
+func topIndices<Values: RandomAccessCollection>(_ values: Values, count: Int) -> [Int] where Values.Element == Float, Values.Index == Int {
     var top: [Int] = []
     for i in values.indices where values[i] > -.infinity {
         if top.count < count || values[i] > values[top[top.count - 1]] {
