@@ -60,25 +60,34 @@ struct WhisperFeatures: Sendable {
             padded[half + total + i] = padded[half + total - 2 - i]
         }
         let n = Self.windowLength, bins = self.bins
-        var framesMatrix = [Float](repeating: 0, count: frames * n)
-        for f in 0..<frames {
+        // Frames that hold only the padding's silence have no power: they are left out of both products (most of a
+        // 30 s window around a few seconds of speech). Their rows of zeros would come out as zeros, so the result
+        // is the same.
+        let lastSound = padded.lastIndex { $0 != 0 } ?? -1
+        let sounding = min(frames, lastSound / Self.hop + 1)
+        var framesMatrix = [Float](repeating: 0, count: sounding * n)
+        for f in 0..<sounding {
             let start = f * Self.hop
             for i in 0..<n { framesMatrix[f * n + i] = padded[start + i] }
         }
-        var spectrum = [Float](repeating: 0, count: frames * 2 * bins)
+        var spectrum = [Float](repeating: 0, count: sounding * 2 * bins)
         BLAS.useOneThread()
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(frames), Int32(2 * bins), Int32(n), 1,
-                    framesMatrix, Int32(n), basis, Int32(2 * bins), 0, &spectrum, Int32(2 * bins))
-        var power = [Float](repeating: 0, count: frames * bins)
-        for f in 0..<frames {
+        if sounding > 0 {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(sounding), Int32(2 * bins), Int32(n), 1,
+                        framesMatrix, Int32(n), basis, Int32(2 * bins), 0, &spectrum, Int32(2 * bins))
+        }
+        var power = [Float](repeating: 0, count: sounding * bins)
+        for f in 0..<sounding {
             for k in 0..<bins {
                 let re = spectrum[f * 2 * bins + k], im = spectrum[f * 2 * bins + bins + k]
                 power[f * bins + k] = re * re + im * im
             }
         }
         var mel = [Float](repeating: 0, count: frames * melBands)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(frames), Int32(melBands), Int32(bins), 1,
-                    power, Int32(bins), filters, Int32(melBands), 0, &mel, Int32(melBands))
+        if sounding > 0 {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(sounding), Int32(melBands), Int32(bins), 1,
+                        power, Int32(bins), filters, Int32(melBands), 0, &mel, Int32(melBands))
+        }
         var peak = -Float.infinity
         for i in mel.indices {
             mel[i] = log10(max(mel[i], 1e-10))
