@@ -157,7 +157,9 @@ enum DoctorCommand {
         switch name {
         case "whisper tiny.en", "whisper base":
             let model = try WhisperModel(named: String(name.dropFirst("whisper ".count)))
-            let text = try SpeechRecognizer(model: model, threads: 2, store: store).recognize(samples[...])
+            // one greedy pass: on a chirp the temperature fallback read base's window six times (20 s)
+            let text = try SpeechRecognizer(model: model, threads: 2, store: store)
+                .recognize(samples[...], as: SpeechRecognizer.Decoding(temperatures: [0]))
             print("ran (\(text.split(separator: " ").count) words on a chirp)")
         case "voice activity":
             let detector = try VoiceActivityDetector(store: store)
