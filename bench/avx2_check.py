@@ -106,13 +106,15 @@ def cosine(a, b):
 
 
 def pair_rule_graphs(s8_encoder, out):
-    """Three one-node graphs of the first int8 weight of `s8_encoder` with a pair that could saturate: as int8
-    (s8), as uint8 + 128 (u8, exact everywhere) and reordered by tools/integer_weights.py (paired, input
-    gathered), and inputs at their maximum on the clashing rows, where AVX2's int16 pair sums overflow."""
+    """Three forms of one graph, DynamicQuantizeLinear -> MatMulInteger (its int32 sums as floats), with the first
+    int8 weight of `s8_encoder` that has a pair that could saturate: as int8 (s8), stored as uint8 (u8, exact
+    everywhere) and reordered (paired) by tools/integer_weights.py, as setup converts; and inputs at their maximum
+    on the clashing rows, where AVX2's int16 pair sums overflow."""
+    import copy
     import onnx
     from onnx import TensorProto, helper, numpy_helper
     sys.path.insert(0, os.path.join(ROOT, "tools"))
-    from integer_weights import clashes, pair_safe_order
+    from integer_weights import clashes, int8_weights_as_uint8, int8_weights_pair_safe
     g = onnx.load(s8_encoder).graph
     inits = {i.name: i for i in g.initializer}
     for node in (n for n in g.node if n.op_type == "MatMulInteger"):
@@ -123,26 +125,19 @@ def pair_rule_graphs(s8_encoder, out):
             break
     else:
         raise SystemExit(f"{s8_encoder}: no int8 weight with a clashing pair")
-    order = pair_safe_order(w)
-
-    def graph(weights, zero_point, gather):
-        values = [numpy_helper.from_array(weights, "W"), numpy_helper.from_array(np.array([0.01], np.float32), "s"),
-                  numpy_helper.from_array(np.array([zero_point], weights.dtype), "z")]
-        nodes, x = [], "X"
-        if gather is not None:
-            values.append(numpy_helper.from_array(np.array(gather, np.int64), "p"))
-            nodes.append(helper.make_node("Gather", ["X", "p"], ["Xp"], axis=-1))
-            x = "Xp"
-        nodes.append(helper.make_node("DynamicQuantizeMatMul", [x, "W", "s", "z"], ["Y"], domain="com.microsoft"))
-        model = helper.make_model(helper.make_graph(nodes, "pair", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [None, k])],
-                                                    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [None, n])], values),
-                                  opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)])
-        model.ir_version = 8
-        return model
-
+    nodes = [helper.make_node("DynamicQuantizeLinear", ["X"], ["Xq", "Xs", "Xz"]),
+             helper.make_node("MatMulInteger", ["Xq", "W", "Xz", "Wz"], ["Y32"]),
+             helper.make_node("Cast", ["Y32"], ["Y"], to=TensorProto.FLOAT)]
+    values = [numpy_helper.from_array(w, "W"), numpy_helper.from_array(np.array([0], np.int8), "Wz")]
+    s8 = helper.make_model(helper.make_graph(nodes, "pair", [helper.make_tensor_value_info("X", TensorProto.FLOAT, [None, k])],
+                                             [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [None, n])], values),
+                           opset_imports=[helper.make_opsetid("", 17)])
+    s8.ir_version = 8
+    u8, paired = copy.deepcopy(s8), copy.deepcopy(s8)
+    int8_weights_as_uint8(u8)
+    int8_weights_pair_safe(paired)
     paths = {}
-    for name, model in (("s8", graph(w, 0, None)), ("u8", graph((w.astype(np.int16) + 128).astype(np.uint8), 128, None)),
-                        ("paired", graph(w[order], 0, order))):
+    for name, model in (("s8", s8), ("u8", u8), ("paired", paired)):
         paths[name] = os.path.join(out, f"pair-{name}.onnx")
         onnx.save(model, paths[name])
     x = np.random.default_rng(0).uniform(-1, 1, (8, k)).astype(np.float32)
