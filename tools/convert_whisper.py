@@ -344,7 +344,7 @@ def count_layers(w, stack):
 #       128): the same numbers, computed exactly on every CPU (see integer_weights.py).
 #   s8: the int8 file itself; ONNX Runtime's AVX2 kernels saturate on it, so transcripts depend on the CPU.
 #   s8-paired: the same int8 weights, with the rows of those that could saturate in pairs reordered (and their
-#       input gathered to match), so the fast u8 x s8 kernels compute the exact sums on every CPU (see
+#       quantised input put in the same order), so the fast u8 x s8 kernels compute the exact sums on every CPU (see
 #       integer_weights.py): u8's numbers at s8's speed.
 #   s8-reduced: 7-bit int8 weights (reduce_range), which cannot saturate but are coarser.
 #   u8-asymmetric: asymmetric uint8 quantisation (QUInt8): CPU-independent, but base lost 0.5 WER points.
