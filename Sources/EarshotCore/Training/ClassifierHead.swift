@@ -35,13 +35,24 @@ public struct ClassifierHead: Sendable, Codable, Equatable {
     /// Standardised inputs.
     func standardise(_ x: Matrix) -> Matrix {
         var out = x
-        for r in 0..<x.rows { for c in 0..<x.columns { out.values[r * x.columns + c] = (x.values[r * x.columns + c] - mean[c]) * scale[c] } }
+        let columns = x.columns
+        mean.withUnsafeBufferPointer { mean in
+            scale.withUnsafeBufferPointer { scale in
+                out.values.withUnsafeMutableBufferPointer { v in
+                    for r in 0..<x.rows { for c in 0..<columns { v[r * columns + c] = (v[r * columns + c] - mean[c]) * scale[c] } }
+                }
+            }
+        }
         return out
     }
 
     /// Activations of every layer (the input, each hidden output after ReLU, and the logits).
-    func forward(_ x: Matrix) -> [Matrix] {
-        var activations = [standardise(x)]
+    func forward(_ x: Matrix) -> [Matrix] { activations(standardised: standardise(x)) }
+
+    /// `forward` of inputs already standardised: training standardises its set once, as mean and scale stay fixed
+    /// while the layers learn (each step used to standardise the whole set again).
+    func activations(standardised x: Matrix) -> [Matrix] {
+        var activations = [x]
         for (i, layer) in layers.enumerated() {
             var z = activations.last!.multiplied(by: layer.weights)
             z.addRowVector(layer.bias)

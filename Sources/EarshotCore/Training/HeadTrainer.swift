@@ -62,6 +62,9 @@ public struct HeadTrainer: Sendable {
             ? counts.map { $0 > 0 ? Float(y.count) / (Float(classes) * $0) : 0 } : [Float](repeating: 1, count: classes)
         var optimizer = AdamW(shapes: head.layers.flatMap { [$0.weights.values.count, $0.bias.count] },
                               learningRate: options.learningRate, weightDecay: options.weightDecay)
+        // mean and scale are fixed from here on: the sets are standardised once
+        let x = head.standardise(x)
+        let validation = validation.map { (x: head.standardise($0.x), y: $0.y) }
         var rng = SplitMix64(seed: options.seed &+ 1)
         var order = Array(0..<x.rows)
         let batchSize = options.fullBatch ? max(1, x.rows) : max(4, min(options.batchSize, x.rows / 8))
@@ -80,10 +83,10 @@ public struct HeadTrainer: Sendable {
                     head.layers[i].bias = params[2 * i + 1]
                 }
             }
-            let (trainLoss, trainAccuracy) = Self.evaluate(head, x, y, classWeights)
+            let (trainLoss, trainAccuracy) = Self.evaluate(head, standardised: x, y, classWeights)
             var record = Epoch(epoch: epoch, trainLoss: trainLoss, trainAccuracy: trainAccuracy)
             if let validation {
-                let (loss, accuracy) = Self.evaluate(head, validation.x, validation.y, nil)
+                let (loss, accuracy) = Self.evaluate(head, standardised: validation.x, validation.y, nil)
                 record.validationLoss = loss
                 record.validationAccuracy = accuracy
                 if loss < best.loss - 1e-4 { best = (loss, head); sinceBest = 0 } else { sinceBest += 1 }
@@ -97,8 +100,12 @@ public struct HeadTrainer: Sendable {
 
     /// Mean (optionally class-weighted) cross-entropy and accuracy.
     public static func evaluate(_ head: ClassifierHead, _ x: Matrix, _ y: [Int], _ weights: [Float]?) -> (Float, Float) {
+        evaluate(head, standardised: head.standardise(x), y, weights)
+    }
+
+    static func evaluate(_ head: ClassifierHead, standardised x: Matrix, _ y: [Int], _ weights: [Float]?) -> (Float, Float) {
         guard x.rows > 0 else { return (0, 0) }
-        let p = head.probabilities(x)
+        let p = ClassifierHead.softmax(head.activations(standardised: x).last!)
         var loss: Float = 0, total: Float = 0, correct = 0
         for r in 0..<p.rows {
             let w = weights?[y[r]] ?? 1
@@ -110,9 +117,9 @@ public struct HeadTrainer: Sendable {
         return (loss / total, Float(correct) / Float(p.rows))
     }
 
-    /// Gradients of the weighted mean cross-entropy for each layer's weights and bias, in order.
+    /// Gradients of the weighted mean cross-entropy for each layer's weights and bias, in order (`x` standardised).
     static func gradients(_ head: ClassifierHead, _ x: Matrix, _ y: [Int], _ classWeights: [Float]) -> [[Float]] {
-        let activations = head.forward(x)
+        let activations = head.activations(standardised: x)
         var delta = ClassifierHead.softmax(activations.last!)
         var total: Float = 0
         for r in 0..<delta.rows { total += classWeights[y[r]] }
