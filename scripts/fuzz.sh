@@ -3,29 +3,34 @@
 # Fuzz/Regressions/<target>/ (inputs that once crashed: they must not any more), then from Fuzz/Seeds/<target>/
 # for --runs executions (default 1,000,000) with its corpus kept in $EARSHOT_HOME/fuzz/<target>.
 # A crash stops the run; the input is saved in Fuzz/Regressions/<target>/ to become a regression test.
-# usage: scripts/fuzz.sh [--build-only] [--runs N] [target...]
+# usage: scripts/fuzz.sh [--build-only | --prebuilt] [--runs N] [target...]
+#   --prebuilt: use the targets an earlier --build-only built (two runs side by side must not both build)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 EARSHOT_HOME=${EARSHOT_HOME:-$HOME/.cache/earshot}
 export PKG_CONFIG_PATH="$EARSHOT_HOME/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 RUNS=1000000
 BUILD_ONLY=false
+PREBUILT=false
 if [ "${1:-}" = "--build-only" ]; then BUILD_ONLY=true; shift; fi
+if [ "${1:-}" = "--prebuilt" ]; then PREBUILT=true; shift; fi
 if [ "${1:-}" = "--runs" ]; then RUNS=$2; shift 2; fi
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=(fuzz-wav fuzz-profile fuzz-sound-model fuzz-http fuzz-websocket)
 
-echo "==> building the fuzz targets (Fuzz/, libFuzzer + AddressSanitizer)"
-# SwiftPM's --sanitize=fuzzer links libFuzzer's main; -sanitize=fuzzer on the Swift code adds the coverage it steers by
-LOG=$(mktemp)
-# SwiftPM keeps the plan of an earlier build and misses files added to the path dependency ("cannot find 'X' in
-# scope"): plan afresh, as run-examples.sh does; what was compiled is still reused
-rm -f "$ROOT/Fuzz/.build/debug.yaml" "$ROOT"/Fuzz/.build/*/debug/description.json
-if ! swift build --package-path "$ROOT/Fuzz" --sanitize=fuzzer --sanitize=address \
-    -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library > "$LOG" 2>&1; then
-  grep -E "error" "$LOG" | sort -u | head -30; rm -f "$LOG"; echo "FAIL: the fuzz targets do not build"; exit 1
+if ! $PREBUILT; then
+  echo "==> building the fuzz targets (Fuzz/, libFuzzer + AddressSanitizer)"
+  # SwiftPM's --sanitize=fuzzer links libFuzzer's main; -sanitize=fuzzer on the Swift code adds the coverage it steers by
+  LOG=$(mktemp)
+  # SwiftPM keeps the plan of an earlier build and misses files added to the path dependency ("cannot find 'X' in
+  # scope"): plan afresh, as run-examples.sh does; what was compiled is still reused
+  rm -f "$ROOT/Fuzz/.build/debug.yaml" "$ROOT"/Fuzz/.build/*/debug/description.json
+  if ! swift build --package-path "$ROOT/Fuzz" --sanitize=fuzzer --sanitize=address \
+      -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library > "$LOG" 2>&1; then
+    grep -E "error" "$LOG" | sort -u | head -30; rm -f "$LOG"; echo "FAIL: the fuzz targets do not build"; exit 1
+  fi
+  rm -f "$LOG"
 fi
-rm -f "$LOG"
 BIN=$(swift build --package-path "$ROOT/Fuzz" --sanitize=fuzzer --sanitize=address --show-bin-path)
 $BUILD_ONLY && exit 0
 
