@@ -7,6 +7,10 @@ SWIFT ?= swift
 # One optimised build serves the CLI, the benchmarks and the tests (testing enabled, so @testable imports work):
 # the suite's front-ends, training and encoders ran 2-11x faster than in a debug build (ESC-10 5-fold 152 -> 13 s).
 RELEASE = -c release -Xswiftc -enable-testing
+# `swift test` adds a second -enable-testing of its own to every library module unless told not to; the command lines
+# then differ from setup's `swift build` and the whole library was compiled twice (329 s of the Swift lane's build in
+# the last CI run). Without it the modules setup built are reused; @testable imports still work (-Xswiftc above).
+TEST_FLAGS = $(RELEASE) --disable-testable-imports
 
 .PHONY: setup build demo serve test check client-tests ray-tests examples tsan tsan-build tsan-run asan asan-build asan-run asan-quick-run fuzz bench avx2-check clean
 
@@ -39,7 +43,7 @@ test: export EARSHOT_LANGUAGE_THREADS ?= 1
 test:
 	@$(STEP) --reset
 	@$(STEP) setup $(MAKE) --no-print-directory setup
-	@scripts/test-lanes.sh stdbuf -oL -eL $(SWIFT) test $(RELEASE)
+	@scripts/test-lanes.sh stdbuf -oL -eL $(SWIFT) test $(TEST_FLAGS)
 	@$(STEP) --summary
 
 # The inner loop while changing code (102 tests; 87 took 2 min 48 s with the setup check): every test that takes under ~3 s, in the same optimised
@@ -47,7 +51,7 @@ test:
 # tests are left out.
 SLOW_TESTS = WhisperFloatReferenceTests|RealtimeAPITests|SlowClientTests|LiveTurnsTests|BatchCommandTests|ConnectionLoadTests|AccuracyGuardTests|MicrophoneCaptureTests|SoundVoiceAPITests|ConcurrentUseTests|NotesAPITests|NotesPipelineTests|VoiceTests|VoiceEnrolConcurrencyTests|SharedWhisperTests|SpeakerEncoderFloatReferenceTests|YAMNetFloatReferenceTests|LiveTranscriberTests|FileTranscriberTests|SpeechSegmenterTests.testBlocks|LanguageRunnerTests|DiarizationTests.testEnrolled|DiarizationTests.testLibriSpeech|DiarizeCommandTests.testTranscripts|DiarizeCommandTests.testLive
 check: setup
-	$(SWIFT) test $(RELEASE) --skip '$(SLOW_TESTS)'
+	$(SWIFT) test $(TEST_FLAGS) --skip '$(SLOW_TESTS)'
 
 # The web app and its API on http://127.0.0.1:8787 (Ctrl-C stops).
 serve: build
@@ -76,7 +80,7 @@ tsan: setup tsan-build tsan-run
 tsan-build:
 	$(SWIFT) build $(RELEASE) --build-tests --sanitize=thread --build-path .build/tsan
 tsan-run:
-	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test $(RELEASE) --skip-build --sanitize=thread --build-path .build/tsan --filter '$(TSAN_TESTS)'
+	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test $(TEST_FLAGS) --skip-build --sanitize=thread --build-path .build/tsan --filter '$(TSAN_TESTS)'
 
 # The suite under AddressSanitizer (its own build folder). `make asan` runs every test (slow); make test runs the
 # loaders, stores and training math under it. Of the segmenter's tests it leaves out the twelve minutes of audio read
