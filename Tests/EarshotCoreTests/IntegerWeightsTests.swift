@@ -14,7 +14,7 @@ final class IntegerWeightsTests: XCTestCase {
         let python = home.appendingPathComponent("venv/bin/python").path
         guard FileManager.default.isExecutableFile(atPath: python) else { throw XCTSkip("setup's Python venv is missing: run make setup") }
         let models = ["whisper-tiny.en/model-encoder.onnx", "whisper-tiny.en/model-decoder.onnx",
-                      "whisper-base/model-encoder.onnx", "whisper-base/model-decoder.onnx", "speaker/embedder.u8.onnx"]
+                      "whisper-base/model-encoder.onnx", "whisper-base/model-decoder.onnx", "speaker/embedder.s8-paired.onnx"]
             .map { home.appendingPathComponent("models/\($0)").path }
         for path in models where !FileManager.default.fileExists(atPath: path) { throw XCTSkip("\(path) is missing: run make setup") }
         let out = try TestAudio.run(python, [FloatReference.path(of: "integer_pairs.py")] + models)

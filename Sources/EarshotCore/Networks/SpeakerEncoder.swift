@@ -17,7 +17,7 @@ public final class SpeakerEncoder: Sendable {
     private let session: InferenceSession
 
     public init(store: ModelStore = ModelStore(), threads: Int = 1) throws {
-        modelPath = try store.file("models/speaker/embedder.u8.onnx", of: "speaker encoder")
+        modelPath = try store.file("models/speaker/embedder.s8-paired.onnx", of: "speaker encoder")
         session = try InferenceSession(path: modelPath, threads: threads)
         modelHash = try store.buildIdentity(of: "models/speaker", model: "speaker encoder")
     }
