@@ -167,6 +167,42 @@ def pair_check(s8_encoder, tmp):
         print(f"  {cpu}: int8 equals uint8 {out['s8'] == out['u8']}, reordered int8 equals uint8 {out['paired'] == out['u8']}")
 
 
+def speaker_forms(home, out):
+    """The speaker encoder three ways: the published int8 file, the same integers stored as uint8 (exact
+    everywhere), and the shipped pair-safe form; and random windows loud enough to reach the clashing rows."""
+    import onnx
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    from integer_weights import int8_weights_as_uint8
+    source = os.path.join(home, "sources", "speaker", "embedder.int8.onnx")
+    u8 = onnx.load(source)
+    int8_weights_as_uint8(u8)
+    paths = {"s8": source, "u8": os.path.join(out, "speaker-u8.onnx"),
+             "paired": os.path.join(home, "models", "speaker", "embedder.s8-paired.onnx")}
+    onnx.save(u8, paths["u8"])
+    np.save(os.path.join(out, "speaker-input.npy"), np.random.default_rng(3).normal(0, 3, (8, 80, 40)).astype(np.float32))
+    return paths
+
+
+def speaker_outputs(paths, inputs):
+    x = np.load(inputs)
+    return {name: session(path).run(None, {"mel_window": x})[0].tolist() for name, path in paths.items()}
+
+
+def speaker_check(home, tmp):
+    """The shipped speaker encoder (hidden units relabelled, tools/integer_weights.py) against the uint8 form on
+    ONNX Runtime's AVX2 kernels: the published int8 file should differ there, the shipped one must not."""
+    paths = speaker_forms(home, tmp)
+    job = os.path.join(tmp, "speaker-job.json")
+    json.dump({"speaker_forms": paths, "speaker_input": os.path.join(tmp, "speaker-input.npy")}, open(job, "w"))
+    native = speaker_outputs(paths, os.path.join(tmp, "speaker-input.npy"))
+    subprocess.run(["valgrind", "-q", sys.executable, __file__, "--emulated", job], check=True, stderr=subprocess.DEVNULL)
+    emulated = json.load(open(job + ".out"))
+    print("speaker encoder, 8 random windows (normal, sd 3):")
+    for cpu, out in (("host", native), ("AVX2 (valgrind)", emulated)):
+        print(f"  {cpu}: int8 equals uint8 {out['s8'] == out['u8']}, shipped (pair-safe) equals uint8 {out['paired'] == out['u8']}")
+    print(f"  shipped, host equals AVX2: {native['paired'] == emulated['paired']}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--clips", type=int, default=3)
@@ -174,7 +210,9 @@ def main():
     args = ap.parse_args()
     if args.emulated:
         job = json.load(open(args.emulated))
-        if "pair_graphs" in job:
+        if "speaker_forms" in job:
+            json.dump(speaker_outputs(job["speaker_forms"], job["speaker_input"]), open(args.emulated + ".out", "w"))
+        elif "pair_graphs" in job:
             json.dump(pair_rule_outputs(job["pair_graphs"], job["pair_input"]), open(args.emulated + ".out", "w"))
         else:
             json.dump(compute(job["files"], job["models"], job["clips"]), open(args.emulated + ".out", "w"))
@@ -210,6 +248,7 @@ def main():
                                                        projection if os.path.exists(projection) else None)
         sot = json.load(open(os.path.join(tmp, "whisper-u8", "model-whisper.json")))["sot"]
         pair_check(whisper["whisper tiny.en s8"][0], tmp)
+        speaker_check(home, tmp)
         files = {"yamnet_dir": os.path.join(home, "models", "yamnet"), "int8_embedding": embedding,
                  "whisper": {k: v for k, v in whisper.items() if "dequantised" not in k}, "sot": sot}
         models = [("YAMNet shipped (float)", "yamnet", os.path.join(home, "models", "yamnet", "yamnet.onnx")),
