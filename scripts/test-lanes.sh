@@ -36,14 +36,8 @@ two=$?
 cat "$LOG"
 echo "==> lane 2 ended with $two"
 [ $one -eq 0 ] && [ $two -eq 0 ] || exit 1
-# the fuzzers last, without the lanes beside them: their targets are servers and loaders checked for staying alive
-# input after input. The Realtime WebSocket's (it runs the speech models on what it is sent) takes as long as the
-# other four together, so it runs beside them, one fuzzer a core; lane 2 built them all.
-"$STEP" fuzz scripts/fuzz.sh --prebuilt --runs 20000 fuzz-wav fuzz-profile fuzz-sound-model fuzz-http > "$ROOT/.build/fuzz.log" 2>&1 &
-FUZZ=$!
+# the fuzzers last, alone: their targets are servers and loaders checked for staying alive input after input (lane 2
+# built them). Not side by side: the Realtime WebSocket's target runs the speech models on what it is sent, and with
+# the other four beside it one handshake went unanswered for its whole 30 s (CI-style run of session 18).
+"$STEP" fuzz scripts/fuzz.sh --prebuilt --runs 20000 fuzz-wav fuzz-profile fuzz-sound-model fuzz-http || exit 1
 "$STEP" "fuzz websocket" scripts/fuzz.sh --prebuilt --runs 5000 fuzz-websocket
-websocket=$?
-wait $FUZZ
-others=$?
-cat "$ROOT/.build/fuzz.log"
-[ $websocket -eq 0 ] && [ $others -eq 0 ]

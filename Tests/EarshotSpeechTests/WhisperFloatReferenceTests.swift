@@ -62,12 +62,24 @@ final class WhisperFloatReferenceTests: XCTestCase {
 
     /// Where the float reference's transcripts of these utterances are kept: they are a fixed function of the
     /// reference model, the audio, the thread count and the CPU (float kernels differ between CPUs), so they are
-    /// computed once per machine (half of this test's time) and the shipped model is always run afresh.
+    /// computed once per machine (half of this test's time) and the shipped model is always run afresh. The model
+    /// is keyed by its files' contents (the networks by the SHA-256 the catalogue records), not by setup's stamp:
+    /// the stamp also changes when a converter changes in a way that writes the same reference (the integer weights'
+    /// tools), and each such change cost a CI run over 300 s of recomputed transcripts.
     func referenceCache(_ model: WhisperModel, items: [(audio: AudioBuffer, text: String)]) throws -> URL {
-        let stamp = try Data(contentsOf: ModelStore().home.appendingPathComponent("reference/whisper-\(model.rawValue)/.earshot-stamp"))
+        let store = ModelStore()
+        let catalogue = try ModelCatalogue.installed(in: store)
+        var key = Data()
+        for name in ["model-encoder.onnx", "model-decoder.onnx"] {
+            let path = "reference/whisper-\(model.rawValue)/\(name)"
+            key += Data(try XCTUnwrap(catalogue.file(path), "\(path) is not in the model catalogue: run make setup").file.sha256.utf8)
+        }
+        for name in ["model-whisper.json", "model-vocabulary.txt"] {
+            key += try Data(contentsOf: store.home.appendingPathComponent("reference/whisper-\(model.rawValue)/\(name)"))
+        }
         let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?.split(separator: "\n")
             .filter { $0.hasPrefix("model name") || $0.hasPrefix("flags") }.prefix(2).joined(separator: "\n") ?? ""
-        var key = stamp + Data(cpu.utf8) + Data("\(SpeechRecognizer.defaultThreadCount)".utf8)
+        key += Data(cpu.utf8) + Data("\(SpeechRecognizer.defaultThreadCount)".utf8)
         for item in items { item.audio.samples.withUnsafeBytes { key.append(contentsOf: $0) } }
         let folder = ModelStore().home.appendingPathComponent("reference/transcripts")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
