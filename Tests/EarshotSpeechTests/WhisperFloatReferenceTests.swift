@@ -81,7 +81,7 @@ final class WhisperFloatReferenceTests: XCTestCase {
             .filter { $0.hasPrefix("model name") || $0.hasPrefix("flags") }.prefix(2).joined(separator: "\n") ?? ""
         key += Data(cpu.utf8) + Data("\(SpeechRecognizer.defaultThreadCount)".utf8)
         for item in items { item.audio.samples.withUnsafeBytes { key.append(contentsOf: $0) } }
-        let folder = ModelStore().home.appendingPathComponent("reference/transcripts")
+        let folder = store.home.appendingPathComponent("reference/transcripts")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder.appendingPathComponent("whisper-\(model.rawValue)-\(SHA256.hex(key).prefix(16)).json")
     }
