@@ -1,43 +1,75 @@
 #!/usr/bin/env bash
-# `make test` after setup, in two lanes at once. One after another, the steps left a core idle 29% of the time
-# (tests waiting on real-time audio, sockets, a language model; measured with vmstat over a whole run), and the
-# two lanes share nothing but the installed models: lane 1 is the Swift suite in the optimised build, its output
-# live; lane 2 is the thread- and address-sanitizer builds and suites, the fuzzers' build, the Examples package,
-# and the openai/browser and Ray client tests, its output kept in .build/test-lane-2.log and printed once lane 1 is
-# done. Nothing in either lane asserts a time, so sharing the cores only makes each slower. The short fuzzing
-# passes run after both lanes, alone.
+# `make test` after setup: its jobs on two workers at once, each worker taking the next job as it finishes one. One
+# after another the steps left a core idle 29% of the time (tests waiting on real-time audio, sockets, a language
+# model; measured with vmstat over a whole run), and the jobs share nothing but the installed models. Worker 1 starts
+# with the Swift suite in the optimised build, its output live; worker 2 with the thread-sanitizer build and suite;
+# then each takes the longest job left: the fuzzers (their build, then short passes), the openai/browser client tests,
+# the address-sanitizer build and suite, the Examples package, the Ray tests. Fixed lanes ended 57 s apart in the last
+# run with them; a queue ends within one short job. Nothing asserts a time, so sharing the cores only makes each
+# slower. Every job but the first keeps its output in .build/test-logs/JOB.log, printed once all are done.
 # usage (from the Makefile): scripts/test-lanes.sh SWIFT-TEST-COMMAND...
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 STEP="$ROOT/scripts/timed-step.sh"
-LOG="$ROOT/.build/test-lane-2.log"
+LOGS="$ROOT/.build/test-logs"
+QUEUE="$LOGS/queue"
 cd "$ROOT"
 
-lane2() {
-  set -e
-  "$STEP" "tsan build" make --no-print-directory tsan-build
-  "$STEP" "tsan tests" make --no-print-directory tsan-run
-  "$STEP" "asan build" make --no-print-directory asan-build
-  "$STEP" "asan tests" make --no-print-directory asan-quick-run
-  "$STEP" "fuzz build" scripts/fuzz.sh --build-only
-  "$STEP" examples scripts/run-examples.sh
-  "$STEP" "client tests" scripts/run-client-tests.sh
-  "$STEP" "ray tests" scripts/run-ray-tests.sh
+job() {
+  case "$1" in
+    tsan) "$STEP" "tsan build" make --no-print-directory tsan-build && "$STEP" "tsan tests" make --no-print-directory tsan-run ;;
+    asan) "$STEP" "asan build" make --no-print-directory asan-build && "$STEP" "asan tests" make --no-print-directory asan-quick-run ;;
+    # their targets are servers and loaders checked for staying alive input after input
+    fuzz) "$STEP" "fuzz build" scripts/fuzz.sh --build-only \
+            && "$STEP" fuzz scripts/fuzz.sh --prebuilt --runs 20000 fuzz-wav fuzz-profile fuzz-sound-model fuzz-http \
+            && "$STEP" "fuzz websocket" scripts/fuzz.sh --prebuilt --runs 5000 fuzz-websocket ;;
+    examples) "$STEP" examples scripts/run-examples.sh ;;
+    clients) "$STEP" "client tests" scripts/run-client-tests.sh ;;
+    ray) "$STEP" "ray tests" scripts/run-ray-tests.sh ;;
+    *) echo "no such job: $1"; return 2 ;;
+  esac
 }
 
-lane2 > "$LOG" 2>&1 < /dev/null &
-LANE2=$!
-trap 'kill -- -$LANE2 2>/dev/null; kill $LANE2 2>/dev/null' INT TERM
+# the next job in the queue, or nothing when it is empty (both workers ask; the lock keeps each job to one)
+next_job() {
+  (
+    flock 9
+    head -n 1 "$QUEUE"
+    sed -i 1d "$QUEUE"
+  ) 9> "$QUEUE.lock"
+}
+
+# runs its first job, then whatever the queue holds; a job's exit status is kept beside its log
+worker() {
+  local name=$1
+  while [ -n "$name" ]; do
+    job "$name" > "$LOGS/$name.log" 2>&1 < /dev/null
+    echo $? > "$LOGS/$name.status"
+    name=$(next_job)
+  done
+}
+
+rm -rf "$LOGS"
+mkdir -p "$LOGS"
+# longest first (wall times of the last run: fuzzers 232 s, clients 237, ASan 185, Examples 129, Ray 82)
+printf '%s\n' fuzz clients asan examples ray > "$QUEUE"
+worker tsan &
+TWO=$!
+trap 'kill -- -$TWO 2>/dev/null; kill $TWO 2>/dev/null' INT TERM
 "$STEP" "swift test" "$@"
 one=$?
-echo "==> lane 1 (swift test) ended with $one; lane 2 (sanitizers, fuzzers, Examples, clients, Ray) follows"
-wait $LANE2
-two=$?
-cat "$LOG"
-echo "==> lane 2 ended with $two"
-[ $one -eq 0 ] && [ $two -eq 0 ] || exit 1
-# the fuzzers last, alone: their targets are servers and loaders checked for staying alive input after input (lane 2
-# built them). Not side by side: the Realtime WebSocket's target runs the speech models on what it is sent, and with
-# the other four beside it one handshake went unanswered for its whole 30 s (CI-style run of session 18).
-"$STEP" fuzz scripts/fuzz.sh --prebuilt --runs 20000 fuzz-wav fuzz-profile fuzz-sound-model fuzz-http || exit 1
-"$STEP" "fuzz websocket" scripts/fuzz.sh --prebuilt --runs 5000 fuzz-websocket
+echo "==> the Swift suite ended with $one; the other jobs follow as they end"
+worker "$(next_job)"
+wait $TWO
+failed=()
+for log in "$LOGS"/*.log; do
+  name=$(basename "$log" .log)
+  echo "==> $name"
+  cat "$log"
+  status=$(cat "$LOGS/$name.status" 2>/dev/null || echo "not run")
+  echo "==> $name ended with $status"
+  [ "$status" = 0 ] || failed+=("$name")
+done
+[ -s "$QUEUE" ] && failed+=("never started: $(tr '\n' ' ' < "$QUEUE")")
+[ $one -eq 0 ] || failed+=("swift test")
+[ ${#failed[@]} -eq 0 ] || { echo "==> failed: ${failed[*]}"; exit 1; }

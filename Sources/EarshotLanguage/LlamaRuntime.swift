@@ -13,10 +13,19 @@ enum LlamaRuntime {
 
     static func start() { _ = initialised }
 
+    /// `EARSHOT_LANGUAGE_THREADS`: the threads every llama.cpp context computes with, whatever its caller asked (a
+    /// host's worker, or a model loaded in the caller's own process). One is the choice where other heavy work shares
+    /// the cores: llama.cpp's threads wait for each other by spinning, and on 2 busy cores two of them crawl (beside
+    /// two busy loops, four titles by the small model took 62 s on two threads; `make test` runs two lanes so).
+    static var threadsOverride: Int? {
+        ProcessInfo.processInfo.environment["EARSHOT_LANGUAGE_THREADS"].flatMap(Int.init).map { max(1, $0) }
+    }
+
     /// A model file loaded on the CPU and a context over it, or an error naming the file. For embeddings
     /// the whole text is one batch and the output is pooled by mean.
     static func load(_ path: String, contextTokens: Int, threads: Int, embeddings: Bool) throws -> (model: OpaquePointer, context: OpaquePointer) {
         start()
+        let threads = threadsOverride ?? threads
         var params = llama_model_default_params()
         params.n_gpu_layers = 0
         guard let model = llama_model_load_from_file(path, params) else { throw LanguageError.failedToLoad(path: path) }

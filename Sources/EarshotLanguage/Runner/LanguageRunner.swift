@@ -70,13 +70,6 @@ public final class LanguageRunner: Sendable {
         ProcessInfo.processInfo.environment["EARSHOT_LANGUAGE_KEEP_ALIVE"].flatMap(Double.init).map { max(0, $0) } ?? defaultKeepAlive
     }
 
-    /// `EARSHOT_LANGUAGE_THREADS`: the threads a host's worker computes with, whatever its first client asked. One
-    /// is the choice where other heavy work shares the cores: llama.cpp's threads wait for each other by spinning,
-    /// and on 2 busy cores two of them crawl (`make test` runs its two lanes so).
-    static var threadsOverride: Int? {
-        ProcessInfo.processInfo.environment["EARSHOT_LANGUAGE_THREADS"].flatMap(Int.init).map { max(1, $0) }
-    }
-
     func ask(_ request: RunnerRequest) throws -> RunnerResponse {
         let executable = Self.executable
         guard FileManager.default.isExecutableFile(atPath: executable) else { throw LanguageError.runnerMissing(path: executable) }
@@ -109,7 +102,7 @@ public final class LanguageRunner: Sendable {
 
     private func open(_ executable: String) throws -> LineSocket {
         try RunnerAddress(kind: kind, home: home, executable: executable)
-            .connect(starting: executable, arguments: kind.arguments + ["--threads", String(Self.threadsOverride ?? threads), "--home", home.path],
+            .connect(starting: executable, arguments: kind.arguments + ["--threads", String(LlamaRuntime.threadsOverride ?? threads), "--home", home.path],
                      keepAlive: Self.keepAlive)
     }
 }
