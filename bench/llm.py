@@ -8,7 +8,8 @@
    the same answer however a prompt was reached).
 2. Quality and time on a judged set (bench/data/judged-notes.json: 20 transcripts of meetings, reminders, ideas
    and calls): titles the model wrote vs key-word fallbacks, action items naming their owner and their date where
-   the note says them, seconds per note (title + summary + action items).
+   the note says them, seconds per note (title + summary + action items); and the same notes written in one process
+   without and with prompt-lookup decoding, side by side.
 usage: python3 bench/llm.py [--models default,small] [--skip-speed] [--skip-notes]
 """
 import argparse
@@ -96,19 +97,33 @@ def notes(models):
     print("\n| model | titles by the model | actions with their owner | actions with their date | invented owners | "
           "seconds per note (median) | slowest |")
     print("|---|---|---|---|---|---|---|")
-    examples = {}
-    for name in models:
-        run = subprocess.run([BENCH, "llm-notes", name, os.path.join(ROOT, "bench/data/judged-notes.json")],
+    examples, lookup = {}, {}
+    # each model as the pipeline runs it (its runner, prompt lookup on), then in this process without and with prompt
+    # lookup, side by side: the seconds it saves and whether the notes come out the same
+    runs = [(name, label, draft) for name in models
+            for label, draft in [(name, None), (f"{name}, in process, prompt lookup off", "0"), (f"{name}, in process, prompt lookup on", "3")]]
+    for name, label, draft in runs:
+        run = subprocess.run([BENCH, "llm-notes", name, os.path.join(ROOT, "bench/data/judged-notes.json")] + ([draft] if draft else []),
                              check=True, capture_output=True, text=True)
         results = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
+        if draft:
+            lookup[(name, draft)] = results
         owners = [(r, a["owner"]) for r, j in zip(results, judged) for a in j["actions"] if a["owner"]]
         dates = [(r, a["date"]) for r, j in zip(results, judged) for a in j["actions"] if a["date"]]
         seconds = [r["seconds"] for r in results]
-        print(f"| {name} | {sum(r['title_by_model'] for r in results)}/{len(results)} | "
+        print(f"| {label} | {sum(r['title_by_model'] for r in results)}/{len(results)} | "
               f"{sum(mentions(r['actions'], o) for r, o in owners)}/{len(owners)} | {sum(mentions(r['actions'], d) for r, d in dates)}/{len(dates)} | "
               f"{sum(invented(r, j['transcript']) for r, j in zip(results, judged))} | "
               f"{statistics.median(seconds):.1f} | {max(seconds):.1f} |", flush=True)
-        examples[name] = results
+        if not draft:
+            examples[name] = results
+    for name in models:
+        off, on = lookup[(name, "0")], lookup[(name, "3")]
+        same = sum((a["title"], a["summary"], a["actions"]) == (b["title"], b["summary"], b["actions"]) for a, b in zip(off, on))
+        ratios = [b["seconds"] / a["seconds"] for a, b in zip(off, on)]
+        kept = sum(r["guessed_tokens_kept"] for r in on) / max(1, sum(r["generated_tokens"] for r in on))
+        print(f"\n{name}: prompt lookup on / off, median per-note ratio {statistics.median(ratios):.2f}; {kept:.0%} of the generated "
+              f"tokens were guessed; {same} of {len(on)} notes written the same", flush=True)
     print("\nTitles side by side (first five notes):\n")
     print("| note | " + " | ".join(models) + " |")
     print("|---|" + "---|" * len(models))

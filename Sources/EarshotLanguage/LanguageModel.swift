@@ -58,6 +58,12 @@ public final class LanguageModel: ChatModel {
     static let promptChunk = 64
     /// Tokens generated and seconds spent, over this model's life (for tokens/s reports).
     public private(set) var generatedTokens = 0
+    /// Tokens guessed by prompt lookup and checked, and those of them the model agreed with.
+    public private(set) var draftedTokens = 0
+    public private(set) var acceptedTokens = 0
+    /// The longest guess checked at once (0 turns prompt lookup off); `EARSHOT_LANGUAGE_DRAFT` sets it for the
+    /// runner's models too, to measure it.
+    public var draftTokens = ProcessInfo.processInfo.environment["EARSHOT_LANGUAGE_DRAFT"].flatMap(Int.init).map { max(0, $0) } ?? 3
     public private(set) var promptTokens = 0
     public private(set) var generationSeconds = 0.0
     public var usage: GenerationUsage {
@@ -88,9 +94,10 @@ public final class LanguageModel: ChatModel {
     /// Greedy choice of the next token. With a grammar, the best token is checked alone first and the
     /// grammar is applied to the whole vocabulary only when it refuses it: applying it to all 151k tokens
     /// at every step costs more than the model itself.
-    private func nextToken(grammar: UnsafeMutablePointer<llama_sampler>?) -> llama_token {
+    /// `row`: which token of the last batch decoded the logits come from (-1: its last).
+    private func nextToken(grammar: UnsafeMutablePointer<llama_sampler>?, row: Int32 = -1) -> llama_token {
         let count = Int(llama_vocab_n_tokens(vocab))
-        let logits = UnsafeBufferPointer(start: llama_get_logits_ith(context, -1)!, count: count)
+        let logits = UnsafeBufferPointer(start: llama_get_logits_ith(context, row)!, count: count)
         func argmax(_ values: UnsafeBufferPointer<Float>) -> Int {
             var best = 0
             for i in 1..<values.count where values[i] > values[best] { best = i }
@@ -186,17 +193,30 @@ public final class LanguageModel: ChatModel {
         }
         cached = tokens
         cachedPromptChunks = tokens.count / chunk
+        // Greedy generation, each chosen token decoded together with a draft of what may follow it (PromptLookup):
+        // the draft's tokens are kept while the model's own choice after each agrees, and the context forgets the rest.
+        let batch = DecodeBatch(capacity: draftTokens + 1)
         var bytes: [UInt8] = []
-        var produced = 0
-        while produced < maxTokens {
-            var token = nextToken(grammar: grammarSampler)
-            if llama_vocab_is_eog(vocab, token) { break }
-            bytes += LlamaRuntime.piece(token, vocab: vocab).map { UInt8(bitPattern: $0) }
-            produced += 1
-            let rc = llama_decode(context, llama_batch_get_one(&token, 1))
+        var next = nextToken(grammar: grammarSampler)
+        while cached.count - tokens.count < maxTokens && !llama_vocab_is_eog(vocab, next) {
+            let draft = PromptLookup.draft(after: cached + [next], count: min(draftTokens, maxTokens - (cached.count - tokens.count) - 1))
+            let guesses = Array(draft.prefix { !llama_vocab_is_eog(vocab, $0) && !llama_vocab_is_control(vocab, $0) })
+            let rc = batch.decode([next] + guesses, from: cached.count, in: context)
             guard rc == 0 else { cached = []; cachedPromptChunks = 0; throw LanguageError.failed("decoding failed (\(rc))") }
-            cached.append(token)
+            cached.append(next)
+            var row: Int32 = 0
+            next = nextToken(grammar: grammarSampler, row: row)
+            while Int(row) < guesses.count && next == guesses[Int(row)] && cached.count - tokens.count < maxTokens {
+                cached.append(next)
+                row += 1
+                next = nextToken(grammar: grammarSampler, row: row)
+            }
+            draftedTokens += guesses.count
+            acceptedTokens += Int(row)
+            if Int(row) < guesses.count { _ = llama_memory_seq_rm(llama_get_memory(context), 0, Int32(cached.count), -1) }
         }
+        for token in cached[tokens.count...] { bytes += LlamaRuntime.piece(token, vocab: vocab).map { UInt8(bitPattern: $0) } }
+        let produced = cached.count - tokens.count
         generatedTokens += produced
         generationSeconds += Date().timeIntervalSince(started)
         return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -105,3 +105,31 @@ public enum LanguageError: Error, LocalizedError, Equatable {
         }
     }
 }
+
+/// A llama.cpp batch of one sequence's tokens at consecutive positions, each with its logits (a chosen token and the
+/// draft checked after it).
+final class DecodeBatch {
+    private var batch: llama_batch
+    private let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        batch = llama_batch_init(Int32(capacity), 0, 1)
+    }
+
+    deinit { llama_batch_free(batch) }
+
+    /// Decodes `tokens` at positions `from`, `from + 1`, …; llama_decode's status (0: done).
+    func decode(_ tokens: [llama_token], from position: Int, in context: OpaquePointer) -> Int32 {
+        precondition(!tokens.isEmpty && tokens.count <= capacity)
+        batch.n_tokens = Int32(tokens.count)
+        for (i, token) in tokens.enumerated() {
+            batch.token[i] = token
+            batch.pos[i] = llama_pos(position + i)
+            batch.n_seq_id[i] = 1
+            batch.seq_id[i]![0] = 0
+            batch.logits[i] = 1
+        }
+        return llama_decode(context, batch)
+    }
+}

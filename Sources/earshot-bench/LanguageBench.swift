@@ -4,7 +4,8 @@ import Foundation
 
 /// `earshot-bench llm-speed MODEL`: prompt and generation tokens/s through the runner (as the notes pipeline runs
 /// the model) and in this process, for bench/llm.py to set beside llama.cpp's own llama-bench.
-/// `earshot-bench llm-notes MODEL FILE.json`: the note writer over each transcript of a judged set, a JSON line each.
+/// `earshot-bench llm-notes MODEL FILE.json [DRAFT]`: the note writer over each transcript of a judged set, a JSON line
+/// each.
 enum LanguageBench {
     static func speed(_ choice: LanguageModelChoice) throws {
         // about 500 prompt tokens of plain prose, then a generation that does not stop on its own before 64 tokens
@@ -38,15 +39,27 @@ enum LanguageBench {
 
     struct JudgedNote: Decodable { let kind: String; let transcript: String }
 
-    static func notes(_ choice: LanguageModelChoice, file: String) throws {
+    /// `draft`: nil runs the model as the notes pipeline does (its runner, prompt lookup as shipped); a number runs
+    /// it in this process with guesses of up to that many tokens (0: plain greedy decoding), to compare the two.
+    static func notes(_ choice: LanguageModelChoice, file: String, draft: Int? = nil) throws {
         let notes = try JSONDecoder().decode([JudgedNote].self, from: Data(contentsOf: URL(fileURLWithPath: file)))
-        let writer = NoteWriter(model: try RunnerChatModel(choice))
+        var local: LanguageModel?
+        if let draft {
+            local = try LanguageModel(choice)
+            local!.draftTokens = draft
+        }
+        let writer = NoteWriter(model: try local ?? RunnerChatModel(choice))
         _ = try writer.model.reply(to: [ChatMessage("user", "Hello")], maxTokens: 2, grammar: nil)  // load outside the timing
         for note in notes {
             let started = Date()
+            let before = (local?.generatedTokens ?? 0, local?.acceptedTokens ?? 0)
             let text = try writer.write(transcript: note.transcript)
-            let line: [String: Any] = ["kind": note.kind, "title": text.title, "title_by_model": text.titleFromModel,
+            var line: [String: Any] = ["kind": note.kind, "title": text.title, "title_by_model": text.titleFromModel,
                                        "summary": text.summary, "actions": text.actions, "seconds": Date().timeIntervalSince(started)]
+            if let local {
+                line["generated_tokens"] = local.generatedTokens - before.0
+                line["guessed_tokens_kept"] = local.acceptedTokens - before.1
+            }
             FileHandle.standardOutput.write(try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys]) + Data("\n".utf8))
         }
     }

@@ -1,0 +1,38 @@
+@testable import EarshotLanguage
+import EarshotCore
+import XCTest
+
+/// Prompt-lookup decoding: what is guessed, and that a reply copying its prompt is mostly guessed right by a real model.
+final class PromptLookupTests: XCTestCase {
+    func testTheLongestLatestMatchGivesTheGuess() {
+        // "c d" occurs twice; the later one, followed by "x y", wins; a four-token match beats it
+        XCTAssertEqual(PromptLookup.draft(after: Array("abcdxyzcdxyqcd"), count: 3), Array("xyq"))
+        XCTAssertEqual(PromptLookup.draft(after: Array("pqrsTUVqrs"), count: 2), Array("TU"))
+        XCTAssertEqual(PromptLookup.draft(after: Array("abcdefcd"), count: 10), Array("efcd"), "up to the end of the text")
+        XCTAssertEqual(PromptLookup.draft(after: Array("abcdefgh"), count: 4), [], "no earlier occurrence")
+        XCTAssertEqual(PromptLookup.draft(after: Array("abcab"), count: 0), [])
+        XCTAssertEqual(PromptLookup.draft(after: Array("ab"), count: 4), [])
+        XCTAssertEqual(PromptLookup.draft(after: Array("xbcxb"), count: 4), Array("cxb"), "two tokens are enough")
+    }
+
+    func testAReplyThatCopiesItsPromptIsPartlyGuessedAndStillGreedy() throws {
+        guard LanguageModelChoice.small.path() != nil else { throw XCTSkip("the small language model is not installed (make setup)") }
+        let sentence = "Anna will send the revised marketing plan to the finance team by Thursday afternoon."
+        let question = [ChatMessage("user", "Repeat this sentence exactly, nothing else: \(sentence)")]
+        let model = try LanguageModel(.small)
+        let reply = try model.reply(to: question, maxTokens: 40)
+        // the small model rephrases ("The revised marketing plan will be sent to the finance team by Thursday
+        // afternoon."): 7 of its 15 tokens were guessed
+        XCTAssertTrue(reply.contains("to the finance team by Thursday afternoon"), reply)
+        XCTAssertGreaterThan(model.acceptedTokens * 3, model.generatedTokens, "drafted \(model.draftedTokens), kept \(model.acceptedTokens) of \(model.generatedTokens)")
+        // without guesses, the same greedy reply (the guessed tokens are only kept where the model agrees)
+        let plain = try LanguageModel(.small)
+        plain.draftTokens = 0
+        XCTAssertEqual(try plain.reply(to: question, maxTokens: 40), reply)
+        XCTAssertEqual(plain.draftedTokens, 0)
+        // a grammar still holds over guessed tokens
+        let list = try model.reply(to: [ChatMessage("user", "Put these words in a JSON array: apple, pear, plum.")], maxTokens: 40,
+                                   grammar: #"root ::= "[" ( "\"" [a-z ]+ "\"" ( ", " "\"" [a-z ]+ "\"" )* )? "]""#)
+        XCTAssertNoThrow(try JSONDecoder().decode([String].self, from: Data(list.utf8)), list)
+    }
+}
