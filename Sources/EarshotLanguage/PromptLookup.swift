@@ -6,7 +6,8 @@
 /// tokens nearly tie the choice can differ — 15 of 20 judged notes came out word for word the same, the others
 /// worded a sentence differently. The same transcript still gives the same note: the guesses depend only on it.)
 /// On the Intel Xeon a token alone took ~90 ms and each more in a batch ~15 ms, so long guesses rejected early cost
-/// more than they save: up to 3 tokens wrote 8 judged notes in 13% less time, up to 6 in 8% less.
+/// more than they save: guesses of up to 3 tokens wrote 8 judged notes in 13% less time, of up to 6 tokens 20 notes in
+/// 8% less (BENCHMARKS.md).
 enum PromptLookup {
     /// Tokens matched at the end of the text: the longest match wins; one token alone guesses too often wrong.
     static let longestMatch = 4
