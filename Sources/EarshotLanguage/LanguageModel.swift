@@ -195,15 +195,15 @@ public final class LanguageModel: ChatModel {
         cachedPromptChunks = tokens.count / chunk
         // Greedy generation, each chosen token decoded together with a draft of what may follow it (PromptLookup):
         // the draft's tokens are kept while the model's own choice after each agrees, and the context forgets the rest.
-        let batch = DecodeBatch(capacity: draftTokens + 1)
-        var bytes: [UInt8] = []
+        let longestGuess = max(0, draftTokens)
+        let batch = DecodeBatch(capacity: longestGuess + 1)
         var next = nextToken(grammar: grammarSampler)
         while cached.count - tokens.count < maxTokens && !llama_vocab_is_eog(vocab, next) {
-            let draft = PromptLookup.draft(after: cached + [next], count: min(draftTokens, maxTokens - (cached.count - tokens.count) - 1))
-            let guesses = Array(draft.prefix { !llama_vocab_is_eog(vocab, $0) && !llama_vocab_is_control(vocab, $0) })
-            let rc = batch.decode([next] + guesses, from: cached.count, in: context)
-            guard rc == 0 else { cached = []; cachedPromptChunks = 0; throw LanguageError.failed("decoding failed (\(rc))") }
             cached.append(next)
+            let room = min(longestGuess, maxTokens - (cached.count - tokens.count))
+            let guesses = Array(PromptLookup.draft(after: cached, count: room).prefix { !llama_vocab_is_eog(vocab, $0) && !llama_vocab_is_control(vocab, $0) })
+            let rc = batch.decode([next] + guesses, from: cached.count - 1, in: context)
+            guard rc == 0 else { cached = []; cachedPromptChunks = 0; throw LanguageError.failed("decoding failed (\(rc))") }
             var row: Int32 = 0
             next = nextToken(grammar: grammarSampler, row: row)
             while Int(row) < guesses.count && next == guesses[Int(row)] && cached.count - tokens.count < maxTokens {
@@ -215,7 +215,7 @@ public final class LanguageModel: ChatModel {
             acceptedTokens += Int(row)
             if Int(row) < guesses.count { _ = llama_memory_seq_rm(llama_get_memory(context), 0, Int32(cached.count), -1) }
         }
-        for token in cached[tokens.count...] { bytes += LlamaRuntime.piece(token, vocab: vocab).map { UInt8(bitPattern: $0) } }
+        let bytes = cached[tokens.count...].flatMap { LlamaRuntime.piece($0, vocab: vocab).map { UInt8(bitPattern: $0) } }
         let produced = cached.count - tokens.count
         generatedTokens += produced
         generationSeconds += Date().timeIntervalSince(started)

@@ -14,10 +14,11 @@ enum LlamaRuntime {
     static func start() { _ = initialised }
 
     /// `EARSHOT_LANGUAGE_THREADS`: the threads every llama.cpp context computes with, whatever its caller asked (a
-    /// host's worker, or a model loaded in the caller's own process). One is the choice where other heavy work shares
+    /// host's worker, which inherits the variable from the client that started its host, or a model loaded in the
+    /// caller's own process). One is the choice where other heavy work shares
     /// the cores: llama.cpp's threads wait for each other by spinning, and on 2 busy cores two of them crawl (beside
     /// two busy loops, four titles by the small model took 62 s on two threads; `make test` runs two lanes so).
-    static var threadsOverride: Int? {
+    private static var threadsOverride: Int? {
         ProcessInfo.processInfo.environment["EARSHOT_LANGUAGE_THREADS"].flatMap(Int.init).map { max(1, $0) }
     }
 

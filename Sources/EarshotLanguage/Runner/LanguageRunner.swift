@@ -102,7 +102,7 @@ public final class LanguageRunner: Sendable {
 
     private func open(_ executable: String) throws -> LineSocket {
         try RunnerAddress(kind: kind, home: home, executable: executable)
-            .connect(starting: executable, arguments: kind.arguments + ["--threads", String(LlamaRuntime.threadsOverride ?? threads), "--home", home.path],
+            .connect(starting: executable, arguments: kind.arguments + ["--threads", String(threads), "--home", home.path],
                      keepAlive: Self.keepAlive)
     }
 }
