@@ -4,7 +4,7 @@
 # for --runs executions (default 1,000,000) with its corpus kept in $EARSHOT_HOME/fuzz/<target>.
 # A crash stops the run; the input is saved in Fuzz/Regressions/<target>/ to become a regression test.
 # usage: scripts/fuzz.sh [--build-only | --prebuilt] [--runs N] [target...]
-#   --prebuilt: use the targets an earlier --build-only built (make test builds them in its second lane)
+#   --prebuilt: use the targets an earlier --build-only built (make test's fuzz job builds them first)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 EARSHOT_HOME=${EARSHOT_HOME:-$HOME/.cache/earshot}

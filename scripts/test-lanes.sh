@@ -5,8 +5,9 @@
 # with the Swift suite in the optimised build, its output live; worker 2 with the thread-sanitizer build and suite;
 # then each takes the longest job left: the fuzzers (their build, then short passes), the openai/browser client tests,
 # the address-sanitizer build and suite, the Examples package, the Ray tests. Fixed lanes ended 57 s apart in the last
-# run with them; a queue ends within one short job. Nothing asserts a time, so sharing the cores only makes each
-# slower. Every job but the first keeps its output in .build/test-logs/JOB.log, printed once all are done.
+# run with them, and the fuzzers then ran alone; a queue ends within one short job. Nothing asserts a time, so sharing
+# the cores only makes each slower. Every job but the Swift suite keeps its output in .build/test-logs/JOB.log,
+# printed once all are done.
 # usage (from the Makefile): scripts/test-lanes.sh SWIFT-TEST-COMMAND...
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -51,7 +52,8 @@ worker() {
 
 rm -rf "$LOGS"
 mkdir -p "$LOGS"
-# longest first (wall times of the last run: fuzzers 232 s, clients 237, ASan 185, Examples 129, Ray 82)
+# longest first (wall times in two CI-style runs of session 19: fuzzers 256/285 s, clients 251/267, ASan 144/173,
+# Examples 123/155, Ray 77/85)
 printf '%s\n' fuzz clients asan examples ray > "$QUEUE"
 worker tsan &
 TWO=$!
