@@ -5,7 +5,8 @@ import XCTest
 /// Prompt-lookup decoding: what is guessed, and that a reply copying its prompt is mostly guessed right by a real model.
 final class PromptLookupTests: XCTestCase {
     func testTheLongestLatestMatchGivesTheGuess() {
-        // "c d" occurs twice; the later one, followed by "x y", wins; a four-token match beats it
+        // only "c d" recurs at the end: its later earlier occurrence, followed by "x y q", wins over the first
+        // ("x y z"); a three-token match ("q r s") is taken before any shorter one
         XCTAssertEqual(PromptLookup.draft(after: Array("abcdxyzcdxyqcd"), count: 3), Array("xyq"))
         XCTAssertEqual(PromptLookup.draft(after: Array("pqrsTUVqrs"), count: 2), Array("TU"))
         XCTAssertEqual(PromptLookup.draft(after: Array("abcdefcd"), count: 10), Array("efcd"), "up to the end of the text")
