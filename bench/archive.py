@@ -124,6 +124,8 @@ def main():
         ([1, 1], ray_configurations([("Ray, 2 nodes: 1 worker × 1 thread", 1, 1),
                                      ("Ray, 2 nodes: 2 workers × 1 thread", 2, 1)])),
     ]
+    # the clusters start as docs/scale.md starts one (`ray start --disable-usage-stats`): no usage reporting
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     times, mismatches, reference = {}, {}, None
     for nodes, configurations in phases:
         cluster = None

@@ -56,6 +56,9 @@ def transcribe(source, output, address=None, workers=None, threads_per_worker=1,
     done = out.done_ids()
     todo = [item for item in items if item["id"] not in done]
     summary = Summary(files=len(items), skipped=len(items) - len(todo))
+    # Ray Data's own usage record is left out whatever the cluster's setting: it is one more actor on the cluster
+    # (a Python process started for it, taking CPU from the workers) to report to no one from an offline job
+    os.environ.setdefault("RAY_DATA_USAGE_DISABLED", "1")
     if not ray.is_initialized():
         # Earshot runs without a network: a cluster started here sends Ray's usage statistics nowhere (Ray's default
         # is to report them), unless the caller's environment chose; a cluster joined at `address` keeps its own

@@ -141,6 +141,7 @@ class ClusterTests(unittest.TestCase):
         if not os.access(EARSHOT, os.X_OK):
             raise unittest.SkipTest(f"{EARSHOT} is not built: run `make setup` first")
         cls.work = tempfile.mkdtemp(prefix="earshot-ray-")
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # as `ray start --disable-usage-stats` (docs/scale.md)
         cls.cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
         cls.cluster.add_node(num_cpus=1)
         cls.cluster.wait_for_nodes()
