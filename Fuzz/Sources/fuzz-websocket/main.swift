@@ -38,19 +38,28 @@ func connected() -> Int32 {
     address.sin_port = in_port_t(UInt16(server.port).bigEndian)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     var reset = linger(l_onoff: 1, l_linger: 0)  // no TIME_WAIT: many thousand connections
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    precondition(fd >= 0, "socket")
-    setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
     // 30 s: in this debug, address-sanitized build a server whose earlier sessions still read their audio can take
     // over 10 s to answer (seen: a handshake unanswered after 10 s); a crash or a hang is what this looks for
     var timeout = timeval(tv_sec: 30, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    let ok = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    // A connect waits while the server's accept queue is full (a busy server: SYNs are retried after 1 s, 3 s…), and
+    // a signal then interrupts it: libFuzzer's timer (SIGALRM) did, in a CI run beside other jobs ("errno 4"). That
+    // is not the server's answer, so it is tried again on a new socket; a refusal or the 30 s timeout still fails.
+    var interrupted = 0
+    while true {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        precondition(fd >= 0, "socket")
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let ok = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        if ok == 0 { return fd }
+        let error = errno
+        close(fd)
+        interrupted += 1
+        precondition(error == EINTR && interrupted < 10, "the server must still accept connections (errno \(error))")
     }
-    precondition(ok == 0, "the server must still accept connections (errno \(errno))")
-    return fd
 }
 
 func sendAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) {
