@@ -33,6 +33,7 @@ echo "==> CPU: $(lscpu | sed -n 's/^Model name:[[:space:]]*//p' | head -n 1), $(
 status=0
 "$VENV/bin/python" "$ROOT/bench/sound.py" || status=1
 "$VENV/bin/python" "$ROOT/bench/voice.py" || status=1
+"$VENV/bin/python" "$ROOT/bench/voice_robustness.py" || status=1
 # who spoke when: synthetic LibriSpeech conversations, earshot diarize vs the Resemblyzer d-vector recipe
 "$VENV/bin/python" "$ROOT/bench/diarization.py" || status=1
 "$VENV/bin/python" "$ROOT/bench/notes.py" || status=1
