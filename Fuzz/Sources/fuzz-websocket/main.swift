@@ -42,8 +42,9 @@ func connected() -> Int32 {
     // over 10 s to answer (seen: a handshake unanswered after 10 s); a crash or a hang is what this looks for
     var timeout = timeval(tv_sec: 30, tv_usec: 0)
     // A connect waits while the server's accept queue is full (a busy server: SYNs are retried after 1 s, 3 s…), and
-    // a signal then interrupts it: libFuzzer's timer (SIGALRM) did, in a CI run beside other jobs ("errno 4"). That
-    // is not the server's answer, so it is tried again on a new socket; a refusal or the 30 s timeout still fails.
+    // a signal can interrupt it (libFuzzer's -timeout sets a SIGALRM timer): in a CI run beside other jobs one did
+    // ("errno 4", EINTR). That is not the server's answer, so it is tried again on a new socket; a refusal or the
+    // 30 s timeout still fails.
     var interrupted = 0
     while true {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
