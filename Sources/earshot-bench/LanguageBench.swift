@@ -43,10 +43,10 @@ enum LanguageBench {
     /// it in this process with guesses of up to that many tokens (0: plain greedy decoding), to compare the two.
     static func notes(_ choice: LanguageModelChoice, file: String, draft: Int? = nil) throws {
         let notes = try JSONDecoder().decode([JudgedNote].self, from: Data(contentsOf: URL(fileURLWithPath: file)))
-        var local: LanguageModel?
-        if let draft {
-            local = try LanguageModel(choice)
-            local!.draftTokens = draft
+        let local = try draft.map { draft in
+            let model = try LanguageModel(choice)
+            model.draftTokens = draft
+            return model
         }
         let writer = NoteWriter(model: try local ?? RunnerChatModel(choice))
         _ = try writer.model.reply(to: [ChatMessage("user", "Hello")], maxTokens: 2, grammar: nil)  // load outside the timing
