@@ -113,6 +113,9 @@ def main():
     if not all(os.path.isdir(os.path.join(data, d)) for d in ("librispeech-speakers", "speech", "fsdd")):
         print("skipping the voice robustness benchmark: ../shared/data (librispeech-speakers, speech, fsdd) is not here")
         return 0
+    if not os.access(args.earshot, os.X_OK):
+        print(f"voice robustness: {args.earshot} is not built: run `make setup` first (or give --earshot PATH)")
+        return 1
     variants = build(data)
     model = os.path.join(WORK, "gender.model")
     subprocess.run([args.earshot, "sound", "train", os.path.join(WORK, "train"), "-o", model, "--json"],
