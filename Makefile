@@ -32,21 +32,22 @@ build: setup
 demo: build
 	.build/release/earshot demo
 
-# Setup, then the jobs two at a time (scripts/test-lanes.sh): the Swift suite (stdbuf: its output reaches the log line
-# by line, so a run that is stopped shows the test it was in), and beside it the sanitizer suites, the fuzzers, the
-# Examples package and the client and Ray tests. Each step's wall time is printed at the end (scripts/timed-step.sh).
-# The Swift suite leaves out the tests the thread-sanitizer job runs: that build is optimised with testing enabled as
-# this one is, so they run once, the same assertions under the sanitizer, instead of twice.
+# Setup, then the jobs three at a time (scripts/test-lanes.sh): the Swift suite, built once and run as two processes
+# (the first half's output reaches the log line by line, so a run that is stopped shows the test it was in), and
+# beside it the sanitizer suites, the fuzzers, the Examples package and the client and Ray tests. Each step's wall
+# and CPU time is printed at the end (scripts/timed-step.sh). The Swift suite leaves out the tests the
+# thread-sanitizer job runs: that build is optimised with testing enabled as this one is, so they run once, the same
+# assertions under the sanitizer, instead of twice.
 STEP = scripts/timed-step.sh
 # the tests start many language-model hosts (one per test's EARSHOT_HOME): each leaves 20 s after its last client
 test: export EARSHOT_LANGUAGE_KEEP_ALIVE ?= 20
-# and every llama.cpp context computes on one thread: two jobs keep both cores busy, where llama.cpp's spinning
+# and every llama.cpp context computes on one thread: the jobs keep both cores busy, where llama.cpp's spinning
 # threads crawl
 test: export EARSHOT_LANGUAGE_THREADS ?= 1
 test:
 	@$(STEP) --reset
 	@$(STEP) setup $(MAKE) --no-print-directory setup
-	@scripts/test-lanes.sh stdbuf -oL -eL $(SWIFT) test $(TEST_FLAGS) --skip '$(TSAN_TESTS)'
+	@scripts/test-lanes.sh "$$($(SWIFT) build $(RELEASE) --show-bin-path)" '$(TSAN_TESTS)' $(SWIFT) test $(TEST_FLAGS)
 	@$(STEP) --summary
 
 # The inner loop while changing code (102 tests; 87 took 2 min 48 s with the setup check): every test that takes under ~3 s, in the same optimised
