@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# `make test` after setup: its jobs on three workers at once, each worker taking the next job as it finishes one.
-# One after another the steps left a core idle 29% of the time, and on two workers still 18% (tests waiting on
-# real-time audio, sockets, a language model; the browser tests feed the fake microphone in real time), while the
-# Swift suite alone, one process, was the longest chain (setup 161 s + 966 s of the 1,361 s run). So the suite is
-# built once and its tests run as two processes of the same bundle, by test target, beside the other jobs:
-#   worker 1: the suite's build, then its first half (output live, so a run that is stopped shows the test it was
-#             in), then the queue;
+# `make test` after setup's installing: its jobs on three workers at once, each worker taking the next job as it
+# finishes one. One after another the steps left a core idle 29% of the time, and on two workers still 18% (tests
+# waiting on real-time audio, sockets, a language model; the browser tests feed the fake microphone in real time),
+# while the Swift suite alone, one process, was the longest chain (setup 161 s + 966 s of the 1,361 s run). So:
+#   worker 1: setup's build and checks (`make setup-build`), the suite's build, then its tests as two processes of
+#             the same bundle, by test target: the second half started beside it at once, the first half with its
+#             output live (a run that is stopped shows the test it was in); then the queue;
 #   worker 2: the thread-sanitizer build and suite, then the queue;
-#   worker 3: the queue from the start: the fuzzers (their build, then short passes), the suite's second half
-#             (queued first as soon as the build is done), the openai/browser client tests, the address-sanitizer
-#             build and suite, the Examples package, the Ray tests.
-# The jobs share nothing but the installed models. Nothing asserts a time, so sharing the cores only makes each
-# slower. Every job but the first half keeps its output in .build/test-logs/JOB.log, printed once all are done.
+#   worker 3: the fuzzers (their build, then short passes), then the queue: the openai/browser client tests, the Ray
+#             tests, the address-sanitizer build and suite, the Examples package.
+# The builds start at once, beside setup's (their own build folders; they need only what setup installed); every
+# job's tests wait for setup's checks to pass. The jobs share nothing but the installed models. Nothing asserts a
+# time, so sharing the cores only makes each slower. Every job but the first half keeps its output in
+# .build/test-logs/JOB.log, printed once all are done. Each step's wall and CPU seconds end the log.
 # The halves run the bundle themselves (SwiftPM holds a lock on .build for as long as a `swift test` runs, so two
 # would run one after the other); SwiftPM lists the tests and runs them the same way.
 # usage (from the Makefile): scripts/test-lanes.sh BIN-PATH TESTS-TO-SKIP SWIFT-TEST-COMMAND...
@@ -32,18 +33,26 @@ cd "$ROOT"
 
 job() {
   case "$1" in
-    tsan) "$STEP" "tsan build" make --no-print-directory tsan-build && "$STEP" "tsan tests" make --no-print-directory tsan-run ;;
-    asan) "$STEP" "asan build" make --no-print-directory asan-build && "$STEP" "asan tests" make --no-print-directory asan-quick-run ;;
+    tsan) "$STEP" "tsan build" make --no-print-directory tsan-build && setup_done \
+            && "$STEP" "tsan tests" make --no-print-directory tsan-run ;;
+    asan) "$STEP" "asan build" make --no-print-directory asan-build && setup_done \
+            && "$STEP" "asan tests" make --no-print-directory asan-quick-run ;;
     # their targets are servers and loaders checked for staying alive input after input
-    fuzz) "$STEP" "fuzz build" scripts/fuzz.sh --build-only \
+    fuzz) "$STEP" "fuzz build" scripts/fuzz.sh --build-only && setup_done \
             && "$STEP" fuzz scripts/fuzz.sh --prebuilt --runs 20000 fuzz-wav fuzz-profile fuzz-sound-model fuzz-http \
             && "$STEP" "fuzz websocket" scripts/fuzz.sh --prebuilt --runs 5000 fuzz-websocket ;;
-    examples) "$STEP" examples scripts/run-examples.sh ;;
-    clients) "$STEP" "client tests" scripts/run-client-tests.sh ;;
-    ray) "$STEP" "ray tests" scripts/run-ray-tests.sh ;;
-    swift-2) "$STEP" "swift tests 2" run_half 2 ;;
+    examples) setup_done && "$STEP" examples scripts/run-examples.sh ;;
+    clients) setup_done && "$STEP" "client tests" scripts/run-client-tests.sh ;;
+    ray) setup_done && "$STEP" "ray tests" scripts/run-ray-tests.sh ;;
     *) echo "no such job: $1"; return 2 ;;
   esac
+}
+
+# waits for worker 1's `make setup-build` (the CLI and the runner built, every runtime checked on this CPU, the
+# background voices computed): true once it passed, false if it failed
+setup_done() {
+  while [ ! -s "$LOGS/setup.status" ]; do sleep 2; done
+  [ "$(cat "$LOGS/setup.status")" = 0 ] || { echo "==> not run: setup's build and checks failed"; return 1; }
 }
 
 # the next job in the queue, or nothing when it is empty (every worker asks; the lock keeps each job to one)
@@ -52,14 +61,6 @@ next_job() {
     flock 9
     head -n 1 "$QUEUE"
     sed -i 1d "$QUEUE"
-  ) 9> "$QUEUE.lock"
-}
-
-# puts a job at the front of the queue
-first_in_queue() {
-  (
-    flock 9
-    sed -i "1i $1" "$QUEUE"
   ) 9> "$QUEUE.lock"
 }
 
@@ -97,24 +98,27 @@ export BUNDLE SKIP FIRST_HALF LOGS
 
 rm -rf "$LOGS"
 mkdir -p "$LOGS"
-# longest first (wall times in the CI-style run of 2026-12-03: fuzzers 215 s, clients 242, ASan 156, Examples 131,
-# Ray 78; the suite's second half ~445 joins at the front once built)
-printf '%s\n' fuzz clients asan examples ray > "$QUEUE"
+# the jobs that mostly wait (on a browser, on Ray's processes) early, so the builds at the end fill the cores
+printf '%s\n' clients ray asan examples > "$QUEUE"
+one=0 HALF=""
 worker tsan &
 TWO=$!
-worker "$(next_job)" &
+worker fuzz &
 THREE=$!
-trap 'kill -- -$TWO -$THREE 2>/dev/null; kill $TWO $THREE 2>/dev/null' INT TERM
-one=0
-if "$STEP" "swift build" build_suite "$@"; then
-  first_in_queue swift-2
+trap 'kill -- -$TWO -$THREE 2>/dev/null; kill $TWO $THREE $HALF 2>/dev/null' INT TERM
+# its output live, as the first half's (the other jobs wait for its status)
+"$STEP" "setup build" make --no-print-directory setup-build < /dev/null 2>&1 | tee "$LOGS/setup.out"
+echo "${PIPESTATUS[0]}" > "$LOGS/setup.status"
+if setup_done && "$STEP" "swift build" build_suite "$@"; then
+  { "$STEP" "swift tests 2" run_half 2 > "$LOGS/swift-2.log" 2>&1 < /dev/null; echo $? > "$LOGS/swift-2.status"; } &
+  HALF=$!
   "$STEP" "swift tests 1" run_half 1 || one=$?
 else
   one=1
 fi
 echo "==> the Swift suite's first half ended with $one; the other jobs follow as they end"
 worker "$(next_job)"
-wait $TWO $THREE
+wait $TWO $THREE $HALF
 failed=()
 for log in "$LOGS"/*.log; do
   name=$(basename "$log" .log)
@@ -125,5 +129,6 @@ for log in "$LOGS"/*.log; do
   [ "$status" = 0 ] || failed+=("$name")
 done
 [ -s "$QUEUE" ] && failed+=("never started: $(tr '\n' ' ' < "$QUEUE")")
+[ "$(cat "$LOGS/setup.status")" = 0 ] || failed+=("setup build")
 [ $one -eq 0 ] || failed+=("swift test (build or first half)")
 [ ${#failed[@]} -eq 0 ] || { echo "==> failed: ${failed[*]}"; exit 1; }
