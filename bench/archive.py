@@ -80,6 +80,11 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--every", type=int, default=2, help="take every n-th utterance (default 2: 87 files)")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench/results"))
+    ap.add_argument("--pairs", type=int, metavar="N",
+                    help="instead: N alternating pairs on one 2-CPU Ray node, each Ray layout right after the same cores "
+                         "without Ray (transcribe --threads 2 then Ray 1 × 2; two shards then Ray 2 × 1), the ratio "
+                         "per pair and their median: this machine's speed drifts by ±20%% over minutes, which "
+                         "separate phases would count as overhead")
     ap.add_argument("--also-largest-task", type=int, metavar="N",
                     help=f"run each Ray configuration a second time with at most N files per Ray task (earshot_ray's "
                          f"own choice: up to {LARGEST}, one at the end; 1 = one file per task, as before)")
@@ -89,7 +94,11 @@ def main():
         print("skipping the archive benchmark: ../shared/data/speech (or $EARSHOT_DATA/speech) is not here")
         return 0
     audio = sum(float(subprocess.run(["soxi", "-D", f], capture_output=True, text=True).stdout) for f in files)
-    print(f"==> archive throughput: {len(files)} files, {audio:.0f} s of audio, tiny.en greedy, {args.runs} passes")
+    runs = f"{args.pairs} alternating pairs" if args.pairs else f"{args.runs} passes"
+    print(f"==> archive throughput: {len(files)} files, {audio:.0f} s of audio, tiny.en greedy, {runs}")
+
+    if args.pairs:
+        return pairs(args, files)
 
     def ray_run(workers, threads, largest_task=LARGEST):
         def run(cluster):
@@ -171,6 +180,43 @@ def main():
     with open(os.path.join(args.out, "archive.json"), "w") as handle:
         json.dump({"files": len(files), "audio_seconds": audio, "times": times, "mismatches": mismatches,
                    "figures": figures, "ceiling": ceiling}, handle, indent=2)
+    return 0
+
+
+def pairs(args, files):
+    """--pairs: Ray's overhead as the median ratio of runs made one right after the other on the same cores."""
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    layouts = [("1 worker × 2 threads against earshot transcribe --threads 2", lambda: cli(args.earshot, files, 2), 1, 2),
+               ("2 workers × 1 thread against 2 × earshot batch --shard I/2 --threads 1",
+                lambda: shards(args.earshot, files, 2), 2, 1)]
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 2})
+    cluster.wait_for_nodes()
+    ratios = {name: [] for name, *_ in layouts}
+    try:
+        for i in range(args.pairs):
+            for name, plain_run, workers, threads in layouts:
+                start = time.perf_counter()
+                reference = plain_run()
+                plain = time.perf_counter() - start
+                start = time.perf_counter()
+                ray.init(address=cluster.address, logging_level="WARNING", log_to_driver=False)
+                try:
+                    texts = on_ray(args.earshot, files, workers, threads, LARGEST)
+                finally:
+                    ray.shutdown()
+                on = time.perf_counter() - start
+                ratios[name].append(on / plain)
+                unlike = sum(texts.get(f) != reference[f] for f in files)
+                print(f"pair {i + 1}, {name}: {plain:.1f} s, Ray {on:.1f} s, ratio {on / plain:.3f}, "
+                      f"{unlike} transcripts unlike", flush=True)
+    finally:
+        cluster.shutdown()
+    for name, values in ratios.items():
+        print(f"Ray {name}: median ratio {statistics.median(values):.3f} over {len(values)} pairs "
+              f"({', '.join(f'{v:.2f}' for v in sorted(values))})")
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "archive-pairs.json"), "w") as handle:
+        json.dump({"files": len(files), "ratios": ratios}, handle, indent=2)
     return 0
 
 
