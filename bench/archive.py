@@ -81,8 +81,8 @@ def main():
     ap.add_argument("--every", type=int, default=2, help="take every n-th utterance (default 2: 87 files)")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench/results"))
     ap.add_argument("--pairs", type=int, metavar="N",
-                    help="instead: N alternating pairs on one 2-CPU Ray node, each Ray layout right after the same cores "
-                         "without Ray (transcribe --threads 2 then Ray 1 × 2; two shards then Ray 2 × 1), the ratio "
+                    help="instead: N alternating pairs on one 2-CPU Ray node, each Ray layout right after the same "
+                         "cores without Ray (transcribe --threads 2 then Ray 1 × 2; two shards then Ray 2 × 1), the ratio "
                          "per pair and their median: this machine's speed drifts by ±20%% over minutes, which "
                          "separate phases would count as overhead")
     ap.add_argument("--also-largest-task", type=int, metavar="N",
@@ -186,7 +186,8 @@ def main():
 def pairs(args, files):
     """--pairs: Ray's overhead as the median ratio of runs made one right after the other on the same cores."""
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    layouts = [("1 worker × 2 threads against earshot transcribe --threads 2", lambda: cli(args.earshot, files, 2), 1, 2),
+    layouts = [("1 worker × 2 threads against earshot transcribe --threads 2",
+                lambda: cli(args.earshot, files, 2), 1, 2),
                ("2 workers × 1 thread against 2 × earshot batch --shard I/2 --threads 1",
                 lambda: shards(args.earshot, files, 2), 2, 1)]
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 2})

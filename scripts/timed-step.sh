@@ -10,9 +10,10 @@ TIMES="$ROOT/.build/test-steps.txt"
 case "${1:-}" in
   --reset) mkdir -p "$ROOT/.build"; : > "$TIMES"; date +%s > "$TIMES.start"; exit 0 ;;
   --summary)
-    echo "==> make test, step by step (wall seconds, then CPU seconds of the step's processes; the lanes' steps overlap)"
+    echo "==> make test, step by step (wall seconds, then CPU seconds of its processes; the lanes' steps overlap)"
     cat "$TIMES"
-    echo "$(( $(date +%s) - $(cat "$TIMES.start") )) s for the whole of make test, $(awk '{ n += $2 } END { print n + 0 }' "$TIMES") CPU s in its steps"
+    cpu=$(awk '{ n += $2 } END { print n + 0 }' "$TIMES")
+    echo "$(( $(date +%s) - $(cat "$TIMES.start") )) s for the whole of make test, $cpu CPU s in its steps"
     exit 0 ;;
 esac
 name=$1; shift
@@ -23,8 +24,10 @@ status=$?
 # left running after its step (a language-model host waiting out its keep-alive) is not counted
 # (written to a file: in a command substitution `times` would report the subshell's own children, none)
 times > "$TIMES.$$"
-cpu=$(sed -n 2p "$TIMES.$$" | awk '{ n = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] } printf "%d", n }')
+cpu=$(sed -n 2p "$TIMES.$$" \
+  | awk '{ n = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] } printf "%d", n }')
 rm -f "$TIMES.$$"
 # one short line per step: appends from the lanes do not interleave
-printf '%6d %6s  %s%s\n' $(( $(date +%s) - start )) "$cpu" "$name" "$([ $status -eq 0 ] || echo " (failed: $status)")" >> "$TIMES"
+failed=$([ $status -eq 0 ] || echo " (failed: $status)")
+printf '%6d %6s  %s%s\n' $(( $(date +%s) - start )) "$cpu" "$name" "$failed" >> "$TIMES"
 exit $status
