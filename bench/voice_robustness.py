@@ -10,8 +10,10 @@ channel (8 kHz, 300-3400 Hz) and a quiet recording (peak at -35 dBFS). The sets 
 $EARSHOT_HOME/bench/voice-robustness."""
 
 import argparse
+import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 import wave
@@ -29,9 +31,8 @@ EFFECTS = {"reverb": ["reverb", "60", "50", "100", "pad", "0", "0.3"], "quiet": 
 
 
 def rows(path, separator):
-    with open(path) as handle:
-        header, *lines = [line.rstrip("\n").split(separator) for line in handle if line.strip()]
-    return [dict(zip(header, line)) for line in lines]
+    with open(path, newline="") as handle:
+        return list(csv.DictReader(handle, delimiter=separator))
 
 
 def sox(*args):
@@ -65,7 +66,7 @@ def build(data):
     stamp = os.path.join(WORK, ".built")
     if os.path.exists(stamp):
         return variants
-    subprocess.run(["rm", "-rf", WORK], check=True)
+    shutil.rmtree(WORK, ignore_errors=True)
     sources = {"female": [], "male": []}
     for row in rows(os.path.join(data, "librispeech-speakers", "manifest.csv"), ","):
         gender = "female" if row["gender"] == "F" else "male"
