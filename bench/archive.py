@@ -64,6 +64,15 @@ def shards(earshot, files, count):
         return texts
 
 
+def on_cluster(cluster, earshot, files, workers, threads, largest_task=LARGEST):
+    """on_ray from a driver connected to `cluster` for this run only (the connection's time is Ray's)."""
+    ray.init(address=cluster.address, logging_level="WARNING", log_to_driver=False)
+    try:
+        return on_ray(earshot, files, workers, threads, largest_task)
+    finally:
+        ray.shutdown()
+
+
 def on_ray(earshot, files, workers, threads, largest_task):
     with tempfile.TemporaryDirectory() as work:
         manifest = os.path.join(work, "files.txt")
@@ -97,17 +106,13 @@ def main():
     runs = f"{args.pairs} alternating pairs" if args.pairs else f"{args.runs} passes"
     print(f"==> archive throughput: {len(files)} files, {audio:.0f} s of audio, tiny.en greedy, {runs}")
 
+    # the clusters start as docs/scale.md starts one (`ray start --disable-usage-stats`): no usage reporting
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     if args.pairs:
         return pairs(args, files)
 
     def ray_run(workers, threads, largest_task=LARGEST):
-        def run(cluster):
-            ray.init(address=cluster.address, logging_level="WARNING", log_to_driver=False)
-            try:
-                return on_ray(args.earshot, files, workers, threads, largest_task)
-            finally:
-                ray.shutdown()
-        return run
+        return lambda cluster: on_cluster(cluster, args.earshot, files, workers, threads, largest_task)
 
     variant = f" (≤ {args.also_largest_task} files per task)"
 
@@ -133,8 +138,6 @@ def main():
         ([1, 1], ray_configurations([("Ray, 2 nodes: 1 worker × 1 thread", 1, 1),
                                      ("Ray, 2 nodes: 2 workers × 1 thread", 2, 1)])),
     ]
-    # the clusters start as docs/scale.md starts one (`ray start --disable-usage-stats`): no usage reporting
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     times, mismatches, reference = {}, {}, None
     for nodes, configurations in phases:
         cluster = None
@@ -185,7 +188,6 @@ def main():
 
 def pairs(args, files):
     """--pairs: Ray's overhead as the median ratio of runs made one right after the other on the same cores."""
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     layouts = [("1 worker × 2 threads against earshot transcribe --threads 2",
                 lambda: cli(args.earshot, files, 2), 1, 2),
                ("2 workers × 1 thread against 2 × earshot batch --shard I/2 --threads 1",
@@ -200,11 +202,7 @@ def pairs(args, files):
                 reference = plain_run()
                 plain = time.perf_counter() - start
                 start = time.perf_counter()
-                ray.init(address=cluster.address, logging_level="WARNING", log_to_driver=False)
-                try:
-                    texts = on_ray(args.earshot, files, workers, threads, LARGEST)
-                finally:
-                    ray.shutdown()
+                texts = on_cluster(cluster, args.earshot, files, workers, threads)
                 on = time.perf_counter() - start
                 ratios[name].append(on / plain)
                 unlike = sum(texts.get(f) != reference[f] for f in files)
