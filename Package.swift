@@ -47,8 +47,9 @@ let package = Package(
         // (OpenBLAS for the front-end's DFT, zlib for the loop check, int8 kernels for the vocabulary projection),
         // sherpa-onnx's silero VAD.
         .target(name: "EarshotSpeech", dependencies: ["EarshotCore", "CSherpaOnnx", "CBLAS", "CZlib", "CInt8Kernels"]),
-        // Capability: sound classification (built-in AudioSet classifier, trained classifiers).
-        .target(name: "EarshotSound", dependencies: ["EarshotCore"]),
+        // Capability: sound classification (built-in AudioSet classifier, trained classifiers). Voice features weigh
+        // their windows by speech's voice-activity detector.
+        .target(name: "EarshotSound", dependencies: ["EarshotCore", "EarshotSpeech"]),
         // Capability: voice ID (enrolment trained on the device, verification, identification).
         // Uses speech's voice-activity detector to find the speech in clips.
         .target(name: "EarshotVoice", dependencies: ["EarshotCore", "EarshotSpeech"]),

@@ -5,7 +5,7 @@ import XCTest
 
 /// `earshot sound` on voices: folders that are all speech get the speaker encoder's features (and say so),
 /// the model file names that network, and its ONNX export (speaker network + head) gives Earshot's
-/// probabilities in Python onnxruntime.
+/// probabilities in Python onnxruntime from the front-end its documentation describes (level, noise floor).
 final class VoiceFeaturesCommandTests: XCTestCase {
     func testSpeechFoldersTrainOnVoiceFeaturesAndExportTheMatchingGraph() throws {
         let python = ModelStore().home.appendingPathComponent("venv/bin/python").path
@@ -41,7 +41,7 @@ final class VoiceFeaturesCommandTests: XCTestCase {
             sys.path.insert(0, sys.argv[3])
             import speaker_reference as ref
             x = np.fromfile(sys.argv[2], dtype='<f4').astype(np.float64)
-            windows = ref.log_mel(x)[:80][None].astype(np.float32)
+            windows = ref.voice_log_mel(x)[:80][None].astype(np.float32)
             s = ort.InferenceSession(sys.argv[1], providers=['CPUExecutionProvider'])
             p = s.run(['probabilities'], {'mel_window': windows})[0][0]
             labels = json.loads(s.get_modelmeta().custom_metadata_map['labels'])

@@ -48,6 +48,24 @@ def log_mel(x):
     return np.log10(power @ mel_filters().T + 1e-10).astype(np.float32)
 
 
+def voice_log_mel(x):
+    """The log-mel frames sound classifiers' voice features read (Earshot's SpeechLevel and NoiseFloor): the
+    recording scaled so that the 90th percentile of its 512-sample frames' RMS is 0.1 (gain within 0.01-100), then
+    each band's 10th-percentile power subtracted from it, keeping at least a tenth of each frame's power."""
+    frames = len(x) // 512
+    if frames:
+        rms = np.sqrt((x[:frames * 512].reshape(frames, 512) ** 2).mean(axis=1))
+        level = np.sort(rms)[int((frames - 1) * 0.9)]
+        if level > 0:
+            x = x * min(100.0, max(0.01, 0.1 / level))
+    mel = log_mel(x).astype(np.float64)
+    if len(mel) < 10:
+        return mel.astype(np.float32)
+    power = 10.0 ** mel
+    floor = np.sort(power, axis=0)[int((len(mel) - 1) * 0.1)]
+    return np.log10(np.maximum(power - floor, 0.1 * power) + 1e-10).astype(np.float32)
+
+
 def main():
     model, audio = sys.argv[1], sys.argv[2:]
     sess = reference_session(model)

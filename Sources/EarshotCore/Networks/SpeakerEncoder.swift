@@ -29,14 +29,17 @@ public final class SpeakerEncoder: Sendable {
         try loaded.instance(for: store.home) { try SpeakerEncoder(store: store) }
     }
 
-    /// The log-mel value of digital silence: log10(0 + 1e-10).
+    /// The front-end's log10(S + 1e-10) offset, and the log-mel value of digital silence it gives.
+    static let logOffset: Float = 1e-10
     static let silenceLogMel: Float = -10
 
     /// Log-mel windows [n, 80, 40] of 16 kHz audio. Audio shorter than one window (a spoken digit) is
     /// padded with silence: padding with 0 in the log domain would add loud flat frames to every window.
-    public func melWindows(_ samples: ArraySlice<Float>) -> (count: Int, values: [Float]) {
+    /// `noiseFloorRemoved`: each band's stationary noise floor is subtracted first (`NoiseFloor`).
+    public func melWindows(_ samples: ArraySlice<Float>, noiseFloorRemoved: Bool = false) -> (count: Int, values: [Float]) {
         let bands = frontEnd.settings.melBands
         var mel = frontEnd.compute(samples)
+        if noiseFloorRemoved { mel = NoiseFloor.removed(from: mel, bands: bands, offset: Self.logOffset) }
         let frames = mel.count / bands
         if frames < Self.windowFrames {
             mel += [Float](repeating: Self.silenceLogMel, count: (Self.windowFrames - frames) * bands)
@@ -52,9 +55,9 @@ public final class SpeakerEncoder: Sendable {
         return (n, values)
     }
 
-    /// One L2-normalised 256-d vector per 0.8 s window.
-    public func windowEmbeddings(_ samples: ArraySlice<Float>) throws -> [[Float]] {
-        let (n, values) = melWindows(samples)
+    /// One L2-normalised 256-d vector per 0.8 s window (of `melWindows`).
+    public func windowEmbeddings(_ samples: ArraySlice<Float>, noiseFloorRemoved: Bool = false) throws -> [[Float]] {
+        let (n, values) = melWindows(samples, noiseFloorRemoved: noiseFloorRemoved)
         let out = try session.run(["mel_window": Tensor(shape: [n, Self.windowFrames, frontEnd.settings.melBands], floats: values)],
                                   outputs: ["embedding"])
         let flat = out[0].floats

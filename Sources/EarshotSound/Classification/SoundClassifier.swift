@@ -6,7 +6,7 @@ public struct LabelScore: Sendable, Equatable, Codable {
     public var confidence: Float
 }
 
-/// Classification of one window, or of a whole recording (window scores averaged).
+/// Classification of one window, or of a whole recording (window scores averaged, by speech for voice features).
 public struct SoundClassification: Sendable, Equatable, Codable {
     public var start: Double
     public var end: Double
@@ -70,7 +70,8 @@ public struct SoundClassifier: Sendable {
         return SoundClassifier(embedder: embedder, model: model)
     }
 
-    /// A recording's classification: its best labels (window scores averaged) and each window's.
+    /// A recording's classification: its best labels (window scores averaged; voice features by the speech in
+    /// each window) and each window's.
     public struct Result: Sendable, Codable, Equatable {
         public var source: String
         public var duration: Double
@@ -97,8 +98,7 @@ public struct SoundClassifier: Sendable {
     public func classify(_ audio: AudioBuffer, top k: Int) throws -> (overall: SoundClassification, windows: [SoundClassification]) {
         let windows = try embedder.windows(of: audio, settings: window)
         let perWindow = scores(of: windows)
-        var mean = [Float](repeating: 0, count: labels.count)
-        for s in perWindow { for i in s.indices { mean[i] += s[i] / Float(perWindow.count) } }
+        let mean = windows.weightedMean(of: perWindow, classes: labels.count)
         let overall = SoundClassification(start: 0, end: audio.duration, top: mean.top(k, labels: labels))
         let each = zip(windows, perWindow).map { SoundClassification(start: $0.start, end: $0.end, top: $1.top(k, labels: labels)) }
         return (overall, each)

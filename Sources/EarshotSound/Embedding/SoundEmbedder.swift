@@ -1,12 +1,24 @@
 import EarshotCore
 import Foundation
 
-/// One analysis window of a recording: where it is, YAMNet's 1024-d embedding, and its 521 AudioSet scores.
+/// One analysis window of a recording: where it is, its feature vector (YAMNet's 1024-d embedding or the voice's
+/// d-vector), YAMNet's 521 AudioSet scores, and for voice features how much of it is speech.
 public struct SoundWindow: Sendable, Equatable {
     public var start: Double
     public var end: Double
     public var embedding: [Float]
     public var scores: [Float]
+    /// The speech detector's mean probability over the window (voice features only; nil for YAMNet, which
+    /// classifies every sound, silence included).
+    public var speech: Float?
+
+    public init(start: Double, end: Double, embedding: [Float], scores: [Float], speech: Float? = nil) {
+        self.start = start
+        self.end = end
+        self.embedding = embedding
+        self.scores = scores
+        self.speech = speech
+    }
 }
 
 /// How a recording is cut into analysis windows (like SoundAnalysis's window duration and overlap).

@@ -1,4 +1,5 @@
 import EarshotCore
+import EarshotSpeech
 import Foundation
 
 /// Which frozen network turns a classifier's windows into features: YAMNet (sounds in general: AudioSet)
@@ -54,7 +55,8 @@ public enum SoundFeatures: String, Sendable, Codable, CaseIterable {
         try Self.loaded.instance(for: Key(features: self, home: store.home)) {
             switch self {
             case .yamnet: return try SoundEmbedder(store: store)
-            case .speaker: return try SpeakerWindowEmbedder(encoder: SpeakerEncoder.shared(store: store))
+            case .speaker: return try SpeakerWindowEmbedder(encoder: SpeakerEncoder.shared(store: store),
+                                                            speech: SpeechProbabilities.shared(store: store))
             }
         }
     }

@@ -10,7 +10,12 @@ import Foundation
 ///
 /// Speaker features — input `mel_window`: float32 [n, 80, 40], the n encoder windows (80 log-mel frames
 /// every 40) inside one analysis window (librosa melspectrogram: n_fft 512, periodic Hamming window of 400,
-/// hop 160, no centring, power 2, 40 Slaney mel bands 0–8000 Hz; then log10(S + 1e-10)).
+/// hop 160, no centring, power 2, 40 Slaney mel bands 0–8000 Hz; then log10(S + 1e-10)), computed from the whole
+/// recording as Earshot does: the samples first scaled so that the 90th percentile of their 512-sample frames' RMS
+/// is 0.1 (gain kept within 0.01–100), and each mel band's noise floor removed (P = 10^x: P' = max(P − f,
+/// 0.1·P) with f the band's 10th-percentile P over the recording, then log10(P' + 1e-10); recordings under 10
+/// frames are left as they are). Earshot weighs a recording's windows by their speech (silero VAD's mean frame
+/// probability) where an equal mean is the simplest use of this graph.
 ///
 /// Output `probabilities`: float32 [1, labels], the head's softmax; labels are in the `labels` metadata (JSON).
 public enum SoundClassifierExporter {
@@ -31,7 +36,10 @@ public enum SoundClassifierExporter {
         case let speaker as SpeakerWindowEmbedder:
             base = try Data(contentsOf: URL(fileURLWithPath: speaker.encoder.modelPath))
             g.input("mel_window", .float, shape: [-1, SpeakerEncoder.windowFrames, speaker.encoder.frontEnd.settings.melBands])
-            g.metadata("earshot_input", "mel_window float32 [n,80,40]: the log10 mel windows of 0.8 s every 0.4 s inside one analysis window, 16 kHz")
+            g.metadata("earshot_input", "mel_window float32 [n,80,40]: the log10 mel windows of 0.8 s every 0.4 s inside one "
+                       + "analysis window, 16 kHz; the recording first scaled so that the 90th percentile of its 512-sample frames' "
+                       + "RMS is 0.1 (gain 0.01-100), then each band's 10th-percentile power P10 over the recording taken out: "
+                       + "log10(max(P - P10, 0.1 P) + 1e-10) (recordings under 10 frames as they are)")
             // each encoder window normalised, averaged over the analysis window, normalised again
             let mean = g.node("ReduceMean", [g.l2Normalised("embedding", axis: 1)], ints: ["axes": [0]], int: ["keepdims": 1])
             embedding = g.l2Normalised(mean, axis: 1)

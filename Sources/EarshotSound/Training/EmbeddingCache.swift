@@ -17,25 +17,29 @@ public struct EmbeddingCache: Sendable {
     }
 
     public func key(contentHash: String, window: WindowSettings, modelHash: String) -> String {
-        SHA256.hex(Data("\(contentHash)|\(window.duration)|\(window.overlap)|\(modelHash)".utf8))
+        // "v2": entries hold each window's speech share (entries of the first layout are not read as this one)
+        SHA256.hex(Data("\(contentHash)|\(window.duration)|\(window.overlap)|\(modelHash)|v2".utf8))
     }
 
     public func load(_ key: String) -> [SoundWindow]? {
         guard let data = try? Data(contentsOf: directory.appendingPathComponent(key + ".bin")), data.count >= 8 else { return nil }
         let floats = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
         let count = Int(floats[0]), size = Int(floats[1])
-        let stride = 2 + size
+        let stride = 3 + size
         guard floats.count == 2 + count * stride else { return nil }  // damaged: recompute
         return (0..<count).map { i in
             let base = 2 + i * stride
+            let speech = floats[base + 2]
             return SoundWindow(start: Double(floats[base]), end: Double(floats[base + 1]),
-                               embedding: Array(floats[(base + 2)..<(base + stride)]), scores: [])
+                               embedding: Array(floats[(base + 3)..<(base + stride)]), scores: [],
+                               speech: speech.isNaN ? nil : speech)
         }
     }
 
+    /// Layout: window count, embedding size, then per window start, end, speech share (NaN: none) and the embedding.
     public func store(_ windows: [SoundWindow], key: String) {
         var floats: [Float] = [Float(windows.count), Float(windows.first?.embedding.count ?? 0)]
-        for w in windows { floats += [Float(w.start), Float(w.end)] + w.embedding }
+        for w in windows { floats += [Float(w.start), Float(w.end), w.speech ?? .nan] + w.embedding }
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try? floats.withUnsafeBytes { Data($0) }.write(to: directory.appendingPathComponent(key + ".bin"), options: .atomic)
     }

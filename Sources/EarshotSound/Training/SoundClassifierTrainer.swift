@@ -79,11 +79,11 @@ public struct SoundClassifierTrainer: Sendable {
         }
     }
 
-    /// Rows of window embeddings with the label of their file.
+    /// Rows of window embeddings with the label of their file (voice features: the speech windows).
     static func matrix(_ dataset: SoundDataset, _ windows: [[SoundWindow]?]) -> (Matrix, [Int]) {
         var rows: [[Float]] = [], labels: [Int] = []
         for (item, ws) in zip(dataset.items, windows) {
-            for w in ws ?? [] { rows.append(w.embedding); labels.append(item.label) }
+            for w in (ws ?? []).trainingWindows { rows.append(w.embedding); labels.append(item.label) }
         }
         return (Matrix(stacking: rows), labels)
     }
@@ -114,12 +114,12 @@ public struct SoundClassifierTrainer: Sendable {
                                     head: head, training: summary)
     }
 
-    /// File-level predictions: the mean of the head's window probabilities.
+    /// File-level predictions: the mean of the head's window probabilities (voice features: weighed by speech).
     public static func predict(_ model: SoundClassifierModel, _ windows: [[SoundWindow]?]) -> [Int?] {
         windows.map { ws in
             guard let ws, !ws.isEmpty else { return nil }
             let p = model.head.probabilities(Matrix(stacking: ws.map(\.embedding)))
-            let mean = p.columnSums()
+            let mean = ws.weightedMean(of: (0..<p.rows).map { Array(p.row($0)) }, classes: model.labels.count)
             return mean.indices.max { mean[$0] < mean[$1] }
         }
     }
