@@ -102,8 +102,10 @@ public struct SoundClassifierModel: Sendable, Codable, Equatable {
                 + "does not have (it has \(embedder.features.modelIdentity)); retrain it")
         }
         guard embeddingModelHash == embedder.modelHash else {
+            // the build is the network's and, for voice features, Earshot's front-end for it: either may have changed
             throw SoundError.badModel(path: path, problem: "trained on another build of \(embeddingModel) (build \(embeddingModelHash.prefix(12)); "
-                + "setup has since installed build \(embedder.modelHash.prefix(12)), whose features differ); retrain it")
+                + "this Earshot computes build \(embedder.modelHash.prefix(12)): setup installed another network or Earshot "
+                + "changed how it reads recordings, so the features differ); retrain it")
         }
     }
 }
