@@ -197,10 +197,11 @@ public final class LanguageModel: ChatModel {
         // the draft's tokens are kept while the model's own choice after each agrees, and the context forgets the rest.
         let longestGuess = max(0, draftTokens)
         let batch = DecodeBatch(capacity: longestGuess + 1)
+        var backoff = DraftBackoff()
         var next = nextToken(grammar: grammarSampler)
         while cached.count - tokens.count < maxTokens && !llama_vocab_is_eog(vocab, next) {
             cached.append(next)
-            let room = min(longestGuess, maxTokens - (cached.count - tokens.count))
+            let room = backoff.shouldGuess() ? min(longestGuess, maxTokens - (cached.count - tokens.count)) : 0
             let guesses = Array(PromptLookup.draft(after: cached, count: room).prefix { !llama_vocab_is_eog(vocab, $0) && !llama_vocab_is_control(vocab, $0) })
             let rc = batch.decode([next] + guesses, from: cached.count - 1, in: context)
             guard rc == 0 else { cached = []; cachedPromptChunks = 0; throw LanguageError.failed("decoding failed (\(rc))") }
@@ -213,6 +214,7 @@ public final class LanguageModel: ChatModel {
             }
             draftedTokens += guesses.count
             acceptedTokens += Int(row)
+            backoff.record(guessed: guesses.count, kept: Int(row))
             if Int(row) < guesses.count { _ = llama_memory_seq_rm(llama_get_memory(context), 0, Int32(cached.count), -1) }
         }
         let bytes = cached[tokens.count...].flatMap { LlamaRuntime.piece($0, vocab: vocab).map { UInt8(bitPattern: $0) } }

@@ -36,4 +36,25 @@ final class PromptLookupTests: XCTestCase {
                                    grammar: #"root ::= "[" ( "\"" [a-z ]+ "\"" ( ", " "\"" [a-z ]+ "\"" )* )? "]""#)
         XCTAssertNoThrow(try JSONDecoder().decode([String].self, from: Data(list.utf8)), list)
     }
+
+    func testMissesInARowWaitLongerAndAKeptGuessEndsTheWait() {
+        var backoff = DraftBackoff()
+        func turns(_ n: Int) -> [Bool] { (0..<n).map { _ in backoff.shouldGuess() } }
+        XCTAssertEqual(turns(2), [true, true], "guesses from the start")
+        backoff.record(guessed: 3, kept: 0)
+        XCTAssertEqual(turns(2), [false, true], "one token alone after a miss")
+        backoff.record(guessed: 3, kept: 0)
+        XCTAssertEqual(turns(3), [false, false, true], "then two")
+        backoff.record(guessed: 2, kept: 0)
+        XCTAssertEqual(turns(5), [false, false, false, false, true], "then four")
+        backoff.record(guessed: 3, kept: 1)
+        XCTAssertEqual(turns(1), [true], "a guess kept in part: no wait")
+        backoff.record(guessed: 3, kept: 0)
+        XCTAssertEqual(turns(2), [false, true], "and the next miss starts again at one")
+        backoff.record(guessed: 0, kept: 0)
+        XCTAssertEqual(turns(1), [true], "no guess, nothing learnt")
+        for _ in 0..<10 { backoff.record(guessed: 3, kept: 0); _ = turns(DraftBackoff.longestWait + 1) }
+        backoff.record(guessed: 3, kept: 0)
+        XCTAssertEqual(turns(DraftBackoff.longestWait + 1).filter { !$0 }.count, DraftBackoff.longestWait, "the wait is capped")
+    }
 }
