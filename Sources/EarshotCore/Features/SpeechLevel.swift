@@ -2,9 +2,9 @@
 ///
 /// The d-vector speaker network is not level-invariant: its log-mel input shifts with the gain, and a
 /// male/female classifier on its features fell from 0.983 at 0 to -20 dBFS peak to 0.883 at -45 dBFS
-/// (BENCHMARKS.md, "Voice ID"). The level is taken from the loud frames (the 90th percentile of 32 ms frame
-/// RMS), so pauses and silence around the speech do not count, and brought to 0.1 (-20 dBFS): loud speech frames
-/// at that level put the average active speech near the -26 dBov of ITU-T P.56.
+/// (BENCHMARKS.md, "When the recording is worse than the training data"). The level is taken from the loud frames
+/// (the 90th percentile of 32 ms frame RMS), so pauses and silence around the speech do not count, and brought to
+/// 0.1 (-20 dBFS): loud speech frames at that level put the average active speech near the -26 dBov of ITU-T P.56.
 public enum SpeechLevel {
     public static let frameSamples = 512
     public static let target: Float = 0.1

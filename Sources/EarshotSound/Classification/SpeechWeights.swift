@@ -3,7 +3,8 @@
 ///
 /// A voice classifier's windows of pause hold no voice: in a quiet room their d-vectors are the room's and
 /// cancel out, but under noise they are the noise's and vote for whichever label it resembles (at 5 dB SNR,
-/// 46 of 56 women were heard as men when every window counted alike; BENCHMARKS.md, "Voice ID"). So training
+/// 46 of 56 women were heard as men when every window counted alike; BENCHMARKS.md, "When the recording is
+/// worse than the training data"). So training
 /// learns from speech windows only, and a recording's scores are its windows' weighted by their speech.
 extension Array where Element == SoundWindow {
     /// A window is speech when the detector's mean probability over it reaches this.
@@ -31,7 +32,9 @@ extension Array where Element == SoundWindow {
     /// The windows' class scores (one row each) averaged by `weights`.
     func weightedMean(of scores: [[Float]], classes: Int) -> [Float] {
         var mean = [Float](repeating: 0, count: classes)
-        for (row, weight) in zip(scores, weights) { for i in row.indices where i < classes { mean[i] += row[i] * weight } }
+        for (row, weight) in zip(scores, weights) {
+            for i in row.indices where i < classes { mean[i] += row[i] * weight }
+        }
         return mean
     }
 }

@@ -38,7 +38,8 @@ public final class SpeakerWindowEmbedder: WindowEmbedder {
         // one speech level and no steady noise floor: the network reads a recording's voice, not its gain or its room
         let samples = SpeechLevel.normalised(try prepared(audio, settings: settings))
         let windowSamples = windowSamples(settings)
-        let vectors = try encoder.windowEmbeddings(samples[...], noiseFloorRemoved: true)  // vector v covers frames 40v ..< 40v + 80
+        // vector v covers frames 40v ..< 40v + 80
+        let vectors = try encoder.windowEmbeddings(samples[...], noiseFloorRemoved: true)
         let frameSpeech = try speech.frames(samples[...])  // frame j covers samples 512j ..< 512(j + 1)
         let rate = Double(Self.sampleRate)
         let frames = encoder.frontEnd.frameCount(windowSamples)
