@@ -10,7 +10,7 @@
    and calls): titles the model wrote vs key-word fallbacks, action items naming their owner and their date where
    the note says them, seconds per note (title + summary + action items); and the same notes written in one process
    without and with prompt-lookup decoding, side by side.
-usage: python3 bench/llm.py [--models default,small] [--skip-speed] [--skip-notes]
+usage: python3 bench/llm.py [--models default,small] [--rounds N] [--skip-speed] [--skip-notes]
 """
 import argparse
 import glob
@@ -68,18 +68,28 @@ def llama_bench(binary, model, batch=None):
     return prompt, gen
 
 
-def speed(models):
+def speed(models, rounds):
+    """Each round runs llama-bench and then Earshot, one right after the other; the table gives the medians over the
+    rounds, and the ratio is the median of the rounds' own ratios: this machine's speed drifts by ±20% over minutes,
+    so only values measured side by side compare."""
     binary = build_llama_bench()
-    print("\n| model | llama-bench prompt (512 batch) | llama-bench prompt (64 batch) | runner prompt | in-process prompt | "
+    print(f"\n{rounds} alternating rounds, medians\n")
+    print("| model | llama-bench prompt (512 batch) | llama-bench prompt (64 batch) | runner prompt | in-process prompt | "
           "llama-bench generation | runner generation | in-process generation | runner / llama-bench generation |")
     print("|---|---|---|---|---|---|---|---|---|")
     for name in models:
-        pp512, tg = llama_bench(binary, MODELS[name])
-        pp64, _ = llama_bench(binary, MODELS[name], batch=64)
-        ours = json.loads(subprocess.run([BENCH, "llm-speed", name], check=True, capture_output=True, text=True).stdout)
-        r, i = ours["runner"], ours["in_process"]
-        print(f"| {name} | {pp512:.0f} | {pp64:.0f} | {r['prompt_tokens_per_s']:.0f} | {i['prompt_tokens_per_s']:.0f} | {tg:.1f} | "
-              f"{r['generation_tokens_per_s']:.1f} | {i['generation_tokens_per_s']:.1f} | {r['generation_tokens_per_s'] / tg:.2f} |", flush=True)
+        cells = {k: [] for k in ("pp512", "pp64", "tg", "rp", "ip", "rg", "ig", "ratio")}
+        for _ in range(rounds):
+            pp512, tg = llama_bench(binary, MODELS[name])
+            pp64, _ = llama_bench(binary, MODELS[name], batch=64)
+            ours = json.loads(subprocess.run([BENCH, "llm-speed", name], check=True, capture_output=True, text=True).stdout)
+            r, i = ours["runner"], ours["in_process"]
+            for k, v in zip(cells, (pp512, pp64, tg, r["prompt_tokens_per_s"], i["prompt_tokens_per_s"],
+                                    r["generation_tokens_per_s"], i["generation_tokens_per_s"], r["generation_tokens_per_s"] / tg)):
+                cells[k].append(v)
+        m = {k: statistics.median(v) for k, v in cells.items()}
+        print(f"| {name} | {m['pp512']:.0f} | {m['pp64']:.0f} | {m['rp']:.0f} | {m['ip']:.0f} | {m['tg']:.1f} | "
+              f"{m['rg']:.1f} | {m['ig']:.1f} | {m['ratio']:.2f} (rounds: {', '.join(f'{x:.2f}' for x in cells['ratio'])}) |", flush=True)
 
 
 def mentions(actions, word):
@@ -142,12 +152,13 @@ def main():
     parser.add_argument("--models", default="default,small")
     parser.add_argument("--skip-speed", action="store_true")
     parser.add_argument("--skip-notes", action="store_true")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating llama-bench / Earshot rounds for the speed table")
     args = parser.parse_args()
     models = [m for m in args.models.split(",") if os.path.exists(os.path.join(HOME, MODELS[m]))]
     if not os.path.exists(BENCH):
         sys.exit(f"{BENCH} is missing: run `swift build -c release --product earshot-bench` (make bench does)")
     if not args.skip_speed:
-        speed(models)
+        speed(models, max(1, args.rounds))
     if not args.skip_notes:
         notes(models)
 
