@@ -141,7 +141,7 @@ class Graph:
     def fused_attention(self, q, k, v, heads, d):
         """softmax(q k^T / sqrt(dh)) v over all frames in ONNX Runtime's MultiHeadAttention (q, k, v [N, T, d]): one
         kernel in place of the head transposes, two MatMuls and a Softmax over the 1,500 x 1,500 scores of each head,
-        which took the encoders 4-9% less time (BENCHMARKS, Transcription). The encoder only: no mask, no cache."""
+        which took the encoders 4-7% less time (BENCHMARKS, Transcription). The encoder only: no mask, no cache."""
         return self.op("MultiHeadAttention", [q, k, v], num_heads=heads, scale=float((d // heads) ** -0.5),
                        domain=CONTRIB)
 
