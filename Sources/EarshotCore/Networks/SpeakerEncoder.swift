@@ -69,8 +69,9 @@ public final class SpeakerEncoder: Sendable {
         Self.mean(try windowEmbeddings(samples))
     }
 
+    /// The normalised mean of vectors of one length (this network's or another's).
     public static func mean(_ vectors: [[Float]]) -> [Float] {
-        var m = [Float](repeating: 0, count: dimension)
+        var m = [Float](repeating: 0, count: vectors.first?.count ?? dimension)
         for v in vectors { for i in m.indices { m[i] += v[i] } }
         return normalised(m)
     }

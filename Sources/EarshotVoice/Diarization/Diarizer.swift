@@ -21,7 +21,7 @@ public final class Diarizer: Sendable {
         /// Only these people may name a voice (nil: everyone enrolled): each an enrolled profile, or a short
         /// clip of their voice (OpenAI's `known_speaker_references[]`) matched by cosine.
         public var known: [KnownSpeaker]?
-        /// The mean cosine below which two groups of speech are different voices (default 0.5; higher finds
+        /// The mean cosine below which two groups of speech are different voices (default 0.45; higher finds
         /// more voices). Ignored when `numSpeakers` is given.
         public var threshold: Float?
         public init(numSpeakers: Int? = nil, minSpeakers: Int? = nil, maxSpeakers: Int? = nil, names: Bool = true) {
@@ -51,11 +51,15 @@ public final class Diarizer: Sendable {
     public static let maxSpeakers = 20
 
     public let profiles: VoiceProfileStore
+    /// Names voices: enrolled profiles and reference clips are scored on its d-vectors.
     private let encoder: SpeakerEncoder
+    /// Tells voices apart.
+    private let separator: DiarizationEncoder
     private let vad: SpeechProbabilities
 
     public init(profiles: VoiceProfileStore? = nil, store: ModelStore = ModelStore()) throws {
         encoder = try SpeakerEncoder.shared(store: store)
+        separator = try DiarizationEncoder.shared(store: store)
         vad = try SpeechProbabilities(store: store)
         self.profiles = (profiles ?? VoiceProfileStore(store: store)).checking(against: encoder)
     }
@@ -66,7 +70,7 @@ public final class Diarizer: Sendable {
                         progress: (@Sendable (Double, Double?) -> Void)? = nil) throws -> Diarization {
         try Self.check(options)
         let stream = try AudioFileStream(path: path, sampleRate: SpeakerEncoder.sampleRate)
-        var track = SpeechWindowTrack(vad: vad, encoder: encoder)
+        var track = SpeechWindowTrack(vad: vad, encoder: separator, naming: try namingEncoder(options))
         while let block = try stream.read() {
             try track.append(block)
             progress?(stream.durationRead, stream.expectedDuration)
@@ -78,13 +82,22 @@ public final class Diarizer: Sendable {
     /// Diarizes audio already in memory; `source` names it in the result and in errors.
     public func diarize(audio: AudioBuffer, source: String, options: Options = Options()) throws -> Diarization {
         try Self.check(options)
-        return try result(try track(of: audio), source: source, duration: audio.duration, options: options)
+        return try result(try track(of: audio, naming: try namingEncoder(options)), source: source,
+                          duration: audio.duration, options: options)
+    }
+
+    /// The d-vector encoder when a voice may be named (by an enrolled profile or a reference clip); nil spares
+    /// computing d-vectors no one will score.
+    private func namingEncoder(_ options: Options) throws -> SpeakerEncoder? {
+        guard options.names else { return nil }
+        if options.known?.contains(where: { $0.reference != nil }) == true { return encoder }
+        return profiles.loadAll().profiles.isEmpty ? nil : encoder
     }
 
     /// The speech and speaker vectors of audio in memory.
-    private func track(of audio: AudioBuffer) throws -> SpeechWindowTrack {
+    private func track(of audio: AudioBuffer, naming: SpeakerEncoder?) throws -> SpeechWindowTrack {
         let audio = audio.sampleRate == SpeakerEncoder.sampleRate ? audio : try Resampler.resample(audio, to: SpeakerEncoder.sampleRate)
-        var track = SpeechWindowTrack(vad: vad, encoder: encoder)
+        var track = SpeechWindowTrack(vad: vad, encoder: separator, naming: naming)
         let next = audio.blockReader(size: audio.sampleRate * 4)
         while let block = next() { try track.append(block) }
         try track.finish()
@@ -107,12 +120,13 @@ public final class Diarizer: Sendable {
         if let threshold = options.threshold { settings.threshold = threshold }
         settings.minSpeakers = options.minSpeakers ?? 1
         settings.maxSpeakers = options.maxSpeakers ?? Self.maxSpeakers
+        settings.hop = track.hop
         let labels = SpeakerClustering.labels(track.windows, settings: settings)
         let turns = SpeakerTurns().turns(regions: track.regions, windows: track.windows, labels: labels)
         let voices = Set(turns.map(\.voice)).sorted { a, b in
             turns.first { $0.voice == a }!.start < turns.first { $0.voice == b }!.start
         }
-        let named = options.names ? try names(for: voices, windows: track.windows, labels: labels, known: options.known) : [:]
+        let named = options.names ? try names(for: voices, windows: track.namingWindows, turns: turns, known: options.known) : [:]
         var labelOf: [Int: String] = [:]
         var next = 1
         for voice in voices {
@@ -131,8 +145,9 @@ public final class Diarizer: Sendable {
     }
 
     /// Each voice an enrolled profile (or a known speaker's clip) accepts, the pairs furthest above their
-    /// threshold first, each person naming at most one voice.
-    private func names(for voices: [Int], windows: [SpeechWindowTrack.Window], labels: [Int],
+    /// threshold first, each person naming at most one voice. A voice is scored on the d-vector windows whose
+    /// middle falls in its turns.
+    private func names(for voices: [Int], windows: [SpeechWindowTrack.Window], turns: [SpeakerTurns.Turn],
                        known: [KnownSpeaker]?) throws -> [Int: (name: String, probability: Float)] {
         var enrolled = profiles.loadAll().profiles
         var references: [(name: String, vector: [Float])] = []
@@ -148,11 +163,13 @@ public final class Diarizer: Sendable {
             }
         }
         guard !enrolled.isEmpty || !references.isEmpty else { return [:] }
+        let labels = windows.map { w in turns.first { $0.start <= w.center && w.center < $0.end }?.voice }
         let verifier = VoiceVerifier(encoder: encoder)
         // (voice, name, how far above its threshold, the probability or cosine to report)
         var pairs: [(voice: Int, name: String, margin: Float, score: Float)] = []
         for voice in voices {
             let mine = windows.indices.filter { labels[$0] == voice }.map { windows[$0].vector }
+            guard !mine.isEmpty else { continue }
             for profile in enrolled {
                 let score = verifier.score(windows: mine, against: profile)
                 if score.accepted { pairs.append((voice, profile.name, score.probability - score.threshold, score.probability)) }
@@ -174,11 +191,11 @@ public final class Diarizer: Sendable {
 
     /// A reference clip's d-vector: the mean of the windows of its speech.
     private func referenceVector(_ clip: AudioBuffer, name: String) throws -> [Float] {
-        let track = try track(of: clip)
-        guard !track.windows.isEmpty else {
+        let track = try track(of: clip, naming: encoder)
+        guard !track.namingWindows.isEmpty else {
             throw VoiceError.notEnoughSpeech(path: "the reference clip of \(name)", seconds: 0, needed: track.minimumSpeech)
         }
-        return SpeakerEncoder.mean(track.windows.map(\.vector))
+        return SpeakerEncoder.mean(track.namingWindows.map(\.vector))
     }
 
     private func rounded(_ x: Double) -> Double { (x * 1000).rounded() / 1000 }

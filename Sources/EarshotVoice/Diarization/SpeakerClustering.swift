@@ -1,27 +1,34 @@
 import EarshotCore
 import Foundation
 
-/// Groups a recording's speech windows by voice: windows are averaged into ~1.6 s units (one 0.8 s window is
-/// too little speech to tell two voices apart reliably), the units clustered by average linkage, the tree cut
+/// Groups a recording's speech windows by voice: windows are averaged into ~3 s units (one 1 s window is too
+/// little speech to tell two voices apart reliably), the units clustered by average linkage, the tree cut
 /// where clusters stop being one voice (or at the count the caller gives), clusters with too little speech to
 /// be a speaker folded into the nearest voice, and every window finally given to the voice it is closest to,
 /// judged with its neighbours.
 struct SpeakerClustering {
     struct Settings {
-        /// Average linkage stops merging below this mean cosine between two groups of units. Measured on
-        /// LibriSpeech speakers (1.6 s units of this network): the same voice averages 0.70, two voices 0.31;
-        /// this is where the two distributions cross.
-        var threshold: Float = 0.5
-        /// Windows per unit and the step between units (0.8 s windows every 0.4 s: 3 windows span 1.6 s).
-        var unitWindows = 3
-        var unitStep = 2
+        /// Average linkage stops merging below this mean cosine between two groups of units. CAM++'s 3.25 s units of
+        /// LibriSpeech speakers (every third of `../shared`'s 251 utterances, each unit against the others of its
+        /// utterance that share no window, and against other speakers): the same voice averages 0.74 (5th percentile
+        /// 0.57), two voices of different recordings 0.08 (99th percentile 0.33). Two voices of one recording share
+        /// its room and microphone and score higher (pyannote's two-speaker sample is one voice below about 0.43), so
+        /// the cut sits at 0.45: above two voices' tail, below one voice's. Chosen on the seed-7 conversations and
+        /// that sample (BENCHMARKS.md).
+        var threshold: Float = 0.45
+        /// Windows per unit and the step between units: 1 s windows every 0.75 s, so 4 span 3.25 s, one unit
+        /// starting at every window.
+        var unitWindows = 4
+        var unitStep = 1
+        /// Seconds between windows: the speech each window stands for.
+        var hop = 0.75
         /// At most this many units are clustered (n² memory): longer recordings get longer units.
         var maxUnits = 4_000
         /// A cluster with less speech than this (and under a tenth of all speech) is not a speaker of its own.
         var minSpeakerSeconds = 2.0
         /// Compare voices with the recording's mean vector taken out (see `labels`).
-        /// (Measured: DER 5.68% → 5.12% on the seed-7 conversations, 3.14% either way on seed 11, and 40% → 34% on
-        /// pyannote's two-speaker sample with the count given.)
+        /// (Measured with the d-vector network: DER 5.68% → 5.12% on the seed-7 conversations, 3.14% either way on
+        /// seed 11, and 40% → 34% on pyannote's two-speaker sample with the count given.)
         var centred = true
         var numSpeakers: Int?
         var minSpeakers = 1
@@ -35,7 +42,8 @@ struct SpeakerClustering {
         guard !windows.isEmpty else { return [] }
         let units = Self.units(windows, settings: settings)
         let tree = AverageLinkage(units.map(\.vector))
-        let speech = units.map { Double($0.windows.count) * 0.4 }
+        let speech = units.map { Double($0.windows.count) * settings.hop }
+        let dimension = windows[0].vector.count
         let total = speech.reduce(0, +)
         let minSeconds = min(settings.minSpeakerSeconds, total / 10)
 
@@ -44,7 +52,7 @@ struct SpeakerClustering {
             let labels = tree.labels(applying: applied)
             var sums: [Int: [Float]] = [:], seconds: [Int: Double] = [:]
             for (u, label) in labels.enumerated() {
-                sums[label, default: [Float](repeating: 0, count: SpeakerEncoder.dimension)].addInPlace(units[u].vector)
+                sums[label, default: [Float](repeating: 0, count: dimension)].addInPlace(units[u].vector)
                 seconds[label, default: 0] += speech[u]
             }
             let major = sums.keys.filter { seconds[$0]! >= minSeconds }.sorted()
@@ -64,14 +72,14 @@ struct SpeakerClustering {
         // comparison sees what tells the voices apart. (Not for counting them: one voice less its own mean is noise.)
         var unitVectors = units.map(\.vector), windowVectors = windows.map(\.vector)
         if centroids.count > 1 && settings.centred {
-            var mean = [Float](repeating: 0, count: SpeakerEncoder.dimension)
+            var mean = [Float](repeating: 0, count: dimension)
             for v in unitVectors { mean.addInPlace(v) }
             mean = mean.map { $0 / Float(unitVectors.count) }
             let first = unitVectors.map { nearest($0, among: centroids) }
             func centred(_ v: [Float]) -> [Float] { SpeakerEncoder.normalised(zip(v, mean).map { $0 - $1 }) }
             unitVectors = unitVectors.map(centred)
             windowVectors = windowVectors.map(centred)
-            var sums = [[Float]](repeating: [Float](repeating: 0, count: SpeakerEncoder.dimension), count: centroids.count)
+            var sums = [[Float]](repeating: [Float](repeating: 0, count: dimension), count: centroids.count)
             for (u, label) in first.enumerated() { sums[label].addInPlace(unitVectors[u]) }
             centroids = sums.map { SpeakerEncoder.normalised($0) }
         }
@@ -79,7 +87,7 @@ struct SpeakerClustering {
         // a few rounds of assigning units to the nearest voice and recomputing each voice (k-means on the cut)
         for _ in 0..<3 {
             let assigned = unitVectors.map { nearest($0, among: centroids) }
-            var sums = [[Float]](repeating: [Float](repeating: 0, count: SpeakerEncoder.dimension), count: centroids.count)
+            var sums = [[Float]](repeating: [Float](repeating: 0, count: dimension), count: centroids.count)
             for (u, label) in assigned.enumerated() { sums[label].addInPlace(unitVectors[u]) }
             centroids = zip(sums, centroids).map { sum, old in sum.allSatisfy { $0 == 0 } ? old : SpeakerEncoder.normalised(sum) }
         }
@@ -109,7 +117,7 @@ struct SpeakerClustering {
             var from = start
             repeat {
                 let to = min(end, from + size)
-                var sum = [Float](repeating: 0, count: SpeakerEncoder.dimension)
+                var sum = [Float](repeating: 0, count: windows[from].vector.count)
                 for w in from..<to { sum.addInPlace(windows[w].vector) }
                 units.append(Unit(windows: from..<to, vector: SpeakerEncoder.normalised(sum)))
                 if to == end { break }

@@ -9,8 +9,9 @@ enum DiarizeCommand {
         abstract: "Who spoke when: speaker turns, named by enrolled voices, as RTTM, JSON or text.",
         usage: "[options] <file>... | -",
         discussion: """
-        Finds the speech, gives every 0.8 s of it a speaker vector, groups the vectors by voice (the number of
-        voices is found unless given) and names each voice that an enrolled profile accepts; the others are
+        Finds the speech, gives every second of it a speaker vector (CAM++, every 0.5 s), groups the vectors by
+        voice (the number of voices is found unless given) and names each voice that an enrolled profile accepts
+        (scored on the enrolment network's d-vectors of its turns); the others are
         SPEAKER_01, SPEAKER_02, … in order of appearance. RTTM (the default) is what diarization scorers read:
         SPEAKER <file id> 1 <start> <duration> <NA> <NA> <speaker> <NA> <NA>. One speaker at a time: overlapping
         speech goes to the voice that dominates it. --reference scores the result against an RTTM file (DER).
@@ -22,7 +23,7 @@ enum DiarizeCommand {
             Option(name: "min-speakers", value: "n", help: "At least this many speakers."),
             Option(name: "max-speakers", value: "n", help: "At most this many speakers (default 20)."),
             Option(name: "no-names", value: nil, help: "Do not name voices by enrolled profiles."),
-            Option(name: "threshold", value: "c", help: "Mean cosine under which speech is two voices (default 0.5; higher: more)."),
+            Option(name: "threshold", value: "c", help: "Mean cosine under which speech is two voices (default 0.45; higher: more)."),
             Option(name: "reference", value: "rttm", help: "Score against this RTTM: DER with a 0.25 s collar and none."),
             Option(name: "output", value: "dir", help: "Write <name>.<fmt> per input into this folder instead of stdout."),
             Option(name: "no-progress", value: nil, help: "Hide the progress bar shown on a terminal."),
@@ -43,7 +44,7 @@ enum DiarizeCommand {
                                        minSpeakers: try args.optionalInt("min-speakers", range: limit),
                                        maxSpeakers: try args.optionalInt("max-speakers", range: limit),
                                        names: !args.flag("no-names"))
-        if args.value("threshold") != nil { options.threshold = Float(try args.double("threshold", default: 0.5, range: 0.05...0.95)) }
+        if args.value("threshold") != nil { options.threshold = Float(try args.double("threshold", default: 0.45, range: 0.05...0.95)) }
         if options.numSpeakers != nil && (options.minSpeakers != nil || options.maxSpeakers != nil) {
             throw UsageError(message: "--num-speakers fixes the count: leave out --min-speakers and --max-speakers", path: args.path)
         }

@@ -16,8 +16,8 @@ enum DoctorCommand {
         discussion: """
         Prints the CPU, the instruction-set extensions Earshot's native code can use here (AVX2, AVX-512, VNNI, AMX),
         the ones llama.cpp was built with, then runs each network once in a process of its own: Whisper, the
-        voice-activity detector, YAMNet, the speaker encoder (ONNX Runtime), each installed language model and
-        the text embedder (llama.cpp). A check that crashes says how (e.g. illegal instruction, signal 4).
+        voice-activity detector, YAMNet, the speaker encoder, the diarization network (ONNX Runtime), each installed
+        language model and the text embedder (llama.cpp). A check that crashes says how (e.g. illegal instruction, signal 4).
         Exit code 1 when a check fails; `make setup` runs this after building.
         """,
         options: [
@@ -121,7 +121,8 @@ enum DoctorCommand {
 
     // MARK: the ONNX checks, each in a child process
 
-    static let onnxChecks = ["whisper tiny.en", "whisper base", "voice activity", "yamnet", "speaker encoder"]
+    static let onnxChecks = ["whisper tiny.en", "whisper base", "voice activity", "yamnet", "speaker encoder",
+                             "diarization network"]
 
     /// Runs `earshot doctor --check NAME` and reports how it ended.
     static func child(_ name: String) throws -> Check {
@@ -172,6 +173,12 @@ enum DoctorCommand {
         case "speaker encoder":
             let vector = try SpeakerEncoder(store: store).embedding(samples[...])
             guard vector.allSatisfy(\.isFinite) else { throw LanguageError.failed("the embedding is not finite") }
+            print("ran (\(vector.count) dimensions)")
+        case "diarization network":
+            let encoder = try DiarizationEncoder(store: store)
+            let features = encoder.frontEnd.compute(samples[...])
+            let vectors = try encoder.embeddings(features: features, windows: [0..<(features.count / encoder.frontEnd.bands)])
+            guard let vector = vectors.first, vector.allSatisfy(\.isFinite) else { throw LanguageError.failed("the embedding is not finite") }
             print("ran (\(vector.count) dimensions)")
         default:
             throw UsageError(message: "unknown check '\(name)'; one of: \(onnxChecks.joined(separator: ", "))", path: ["earshot", "doctor"])
