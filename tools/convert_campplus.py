@@ -7,7 +7,7 @@ the checkpoint's zip is read with a small unpickler and the graph is written nod
 follows a convolution folded into it. The network computes in float32 (no integer kernels, so no CPU can round it
 differently).
 
-Contract (docs/voice.md): input "fbank" [N, T, 80], Kaldi log mel filterbank frames (25 ms every 10 ms, Povey
+Contract (Sources/EarshotCore/Networks/DiarizationEncoder.swift reads it): input "fbank" [N, T, 80], Kaldi log mel filterbank frames (25 ms every 10 ms, Povey
 window, no dither) with each window's mean over time taken out; output "embedding" [N, 192], not normalised.
 
 usage: convert_campplus.py CHECKPOINT.pt OUT.onnx

@@ -23,12 +23,7 @@ public struct KaldiFilterbank: Sendable {
         settings.lowHz = 20
         settings.highHz = Double(Self.sampleRate) / 2
         settings.melScale = .htk
-        let table = LogMelSpectrogram.melFilters(settings)
-        filters = (0..<bands).map { b in
-            let nonZero = table.indices.filter { table[$0][b] != 0 }
-            guard let first = nonZero.first, let last = nonZero.last else { return (0, []) }
-            return (first, (first...last).map { table[$0][b] })
-        }
+        filters = LogMelSpectrogram.sparseBands(LogMelSpectrogram.melFilters(settings))
     }
 
     /// Frames that fit in `sampleCount` samples.

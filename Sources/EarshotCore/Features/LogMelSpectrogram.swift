@@ -65,8 +65,12 @@ public struct LogMelSpectrogram: Sendable {
             case .hammingPeriodic: return Float(0.54 - 0.46 * cos(2 * Double.pi * Double(i) / Double(n)))
             }
         }
-        let filters = Self.melFilters(settings)
-        bands = (0..<settings.melBands).map { b in
+        bands = Self.sparseBands(Self.melFilters(settings))
+    }
+
+    /// Each band's non-zero weights of a [bin][band] filter table, from its first non-zero bin.
+    static func sparseBands(_ filters: [[Float]]) -> [(first: Int, weights: [Float])] {
+        (0..<(filters.first?.count ?? 0)).map { b in
             let nonZero = filters.indices.filter { filters[$0][b] != 0 }
             guard let first = nonZero.first, let last = nonZero.last else { return (0, []) }
             return (first, (first...last).map { filters[$0][b] })

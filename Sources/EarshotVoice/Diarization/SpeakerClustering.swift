@@ -92,12 +92,18 @@ struct SpeakerClustering {
             centroids = zip(sums, centroids).map { sum, old in sum.allSatisfy { $0 == 0 } ? old : SpeakerEncoder.normalised(sum) }
         }
 
-        // each window to the voice its neighbours in the same stretch lean to as well
+        // each window to the voice its neighbours in the same stretch lean to as well: the next two on each side,
+        // weighted 1/2 and 1/4 (one on each side let two windows at the start of two alike espeak-ng voices' first
+        // turn go to the other voice in 8 of 8 dithered copies; two fixed all 8, DER on the seed-11
+        // conversations 1.54% → 1.74%, the seed-7 set and pyannote's sample unchanged)
         let scores = windowVectors.map { w in centroids.map { dot(w, $0) } }
         return windows.indices.map { i in
             var total = scores[i]
-            for j in [i - 1, i + 1] where windows.indices.contains(j) && windows[j].region == windows[i].region {
-                for k in total.indices { total[k] += 0.5 * scores[j][k] }
+            for d in 1...2 {
+                let weight = Float(pow(0.5, Double(d)))
+                for j in [i - d, i + d] where windows.indices.contains(j) && windows[j].region == windows[i].region {
+                    for k in total.indices { total[k] += weight * scores[j][k] }
+                }
             }
             return total.indices.max { total[$0] < total[$1] }!
         }

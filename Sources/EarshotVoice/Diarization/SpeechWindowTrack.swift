@@ -20,7 +20,7 @@ struct SpeechWindowTrack {
     private(set) var regions: [Region] = []
     /// CAM++ windows: what voices are grouped by.
     private(set) var windows: [Window] = []
-    /// d-vector windows (empty unless `namingVectors`): what enrolled profiles and reference clips are scored on.
+    /// d-vector windows (empty without a `naming` encoder): what enrolled profiles and reference clips are scored on.
     private(set) var namingWindows: [Window] = []
 
     /// When a frame counts as speech: it starts at `onset` and goes on while frames stay above `offset`
