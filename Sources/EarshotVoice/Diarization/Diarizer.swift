@@ -2,10 +2,10 @@ import EarshotCore
 import EarshotSpeech
 import Foundation
 
-/// Who spoke when: finds the speech in a recording, gives every 0.8 s of it a speaker vector (the same frozen
-/// network voice ID enrols with), groups the vectors by voice with the number of voices found from the
-/// network's own score statistics (or given), and names each voice an enrolled profile accepts. Recordings are
-/// read a block at a time. Safe to share between tasks; each call is independent.
+/// Who spoke when: finds the speech in a recording, gives every second of it a CAM++ speaker vector (every
+/// 0.75 s), groups the vectors by voice with the number of voices found from the network's own score statistics
+/// (or given), and names each voice an enrolled profile accepts (scored on the d-vectors voice ID enrols with).
+/// Recordings are read a block at a time. Safe to share between tasks; each call is independent.
 ///
 ///     let diarizer = try Diarizer()
 ///     let result = try diarizer.diarize(file: "meeting.m4a")

@@ -9,7 +9,7 @@ enum DiarizeCommand {
         abstract: "Who spoke when: speaker turns, named by enrolled voices, as RTTM, JSON or text.",
         usage: "[options] <file>... | -",
         discussion: """
-        Finds the speech, gives every second of it a speaker vector (CAM++, every 0.5 s), groups the vectors by
+        Finds the speech, gives every second of it a speaker vector (CAM++, every 0.75 s), groups the vectors by
         voice (the number of voices is found unless given) and names each voice that an enrolled profile accepts
         (scored on the enrolment network's d-vectors of its turns); the others are
         SPEAKER_01, SPEAKER_02, … in order of appearance. RTTM (the default) is what diarization scorers read:
