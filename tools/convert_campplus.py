@@ -12,6 +12,7 @@ window, no dither) with each window's mean over time taken out; output "embeddin
 
 usage: convert_campplus.py CHECKPOINT.pt OUT.onnx
 """
+import collections
 import io
 import os
 import pickle
@@ -53,7 +54,6 @@ def read_state_dict(path):
             if module == "torch" and name in DTYPES:
                 return Storage(name)
             if module == "collections" and name == "OrderedDict":
-                import collections
                 return collections.OrderedDict
             raise pickle.UnpicklingError(f"unexpected object in the checkpoint: {module}.{name}")
 

@@ -69,29 +69,44 @@ public final class Diarizer: Sendable {
     public func diarize(file path: String, options: Options = Options(),
                         progress: (@Sendable (Double, Double?) -> Void)? = nil) throws -> Diarization {
         try Self.check(options)
+        let people = try namingProfiles(options)
         let stream = try AudioFileStream(path: path, sampleRate: SpeakerEncoder.sampleRate)
-        var track = SpeechWindowTrack(vad: vad, encoder: separator, naming: try namingEncoder(options))
+        var track = SpeechWindowTrack(vad: vad, encoder: separator, naming: namingEncoder(options, people))
         while let block = try stream.read() {
             try track.append(block)
             progress?(stream.durationRead, stream.expectedDuration)
         }
         try track.finish()
-        return try result(track, source: stream.name, duration: track.seconds, options: options)
+        return try result(track, source: stream.name, duration: track.seconds, options: options, people: people)
     }
 
     /// Diarizes audio already in memory; `source` names it in the result and in errors.
     public func diarize(audio: AudioBuffer, source: String, options: Options = Options()) throws -> Diarization {
         try Self.check(options)
-        return try result(try track(of: audio, naming: try namingEncoder(options)), source: source,
-                          duration: audio.duration, options: options)
+        let people = try namingProfiles(options)
+        return try result(try track(of: audio, naming: namingEncoder(options, people)), source: source,
+                          duration: audio.duration, options: options, people: people)
     }
 
-    /// The d-vector encoder when a voice may be named (by an enrolled profile or a reference clip); nil spares
+    /// The enrolled profiles that may name a voice, read once per call: none when names are off, the ones
+    /// `known` names when it is given (an unknown name is an error before any audio is read), else everyone.
+    private func namingProfiles(_ options: Options) throws -> [VoiceProfile] {
+        guard options.names else { return [] }
+        let enrolled = profiles.loadAll().profiles
+        guard let known = options.known else { return enrolled }
+        let byProfile = Set(known.filter { $0.reference == nil }.map(\.name.precomposedStringWithCanonicalMapping))
+        if let unknown = byProfile.subtracting(enrolled.map(\.name)).sorted().first {
+            throw VoiceError.unknownProfile(unknown, known: enrolled.map(\.name))
+        }
+        return enrolled.filter { byProfile.contains($0.name) }
+    }
+
+    /// The d-vector encoder when a voice may be named (by one of `people` or a reference clip); nil spares
     /// computing d-vectors no one will score.
-    private func namingEncoder(_ options: Options) throws -> SpeakerEncoder? {
+    private func namingEncoder(_ options: Options, _ people: [VoiceProfile]) -> SpeakerEncoder? {
         guard options.names else { return nil }
-        if options.known?.contains(where: { $0.reference != nil }) == true { return encoder }
-        return profiles.loadAll().profiles.isEmpty ? nil : encoder
+        let clips = options.known?.contains { $0.reference != nil } ?? false
+        return people.isEmpty && !clips ? nil : encoder
     }
 
     /// The speech and speaker vectors of audio in memory.
@@ -114,7 +129,8 @@ public final class Diarizer: Sendable {
         }
     }
 
-    private func result(_ track: SpeechWindowTrack, source: String, duration: Double, options: Options) throws -> Diarization {
+    private func result(_ track: SpeechWindowTrack, source: String, duration: Double, options: Options,
+                        people: [VoiceProfile]) throws -> Diarization {
         var settings = SpeakerClustering.Settings()
         settings.numSpeakers = options.numSpeakers
         if let threshold = options.threshold { settings.threshold = threshold }
@@ -126,7 +142,8 @@ public final class Diarizer: Sendable {
         let voices = Set(turns.map(\.voice)).sorted { a, b in
             turns.first { $0.voice == a }!.start < turns.first { $0.voice == b }!.start
         }
-        let named = options.names ? try names(for: voices, windows: track.namingWindows, turns: turns, known: options.known) : [:]
+        let named = options.names ? try names(for: voices, windows: track.namingWindows, turns: turns, enrolled: people,
+                                              known: options.known) : [:]
         var labelOf: [Int: String] = [:]
         var next = 1
         for voice in voices {
@@ -148,19 +165,11 @@ public final class Diarizer: Sendable {
     /// threshold first, each person naming at most one voice. A voice is scored on the d-vector windows whose
     /// middle falls in its turns.
     private func names(for voices: [Int], windows: [SpeechWindowTrack.Window], turns: [SpeakerTurns.Turn],
-                       known: [KnownSpeaker]?) throws -> [Int: (name: String, probability: Float)] {
-        var enrolled = profiles.loadAll().profiles
+                       enrolled: [VoiceProfile], known: [KnownSpeaker]?) throws -> [Int: (name: String, probability: Float)] {
         var references: [(name: String, vector: [Float])] = []
-        if let known {
-            let byProfile = Set(known.filter { $0.reference == nil }.map(\.name.precomposedStringWithCanonicalMapping))
-            if let unknown = byProfile.subtracting(enrolled.map(\.name)).sorted().first {
-                throw VoiceError.unknownProfile(unknown, known: enrolled.map(\.name))
-            }
-            enrolled = enrolled.filter { byProfile.contains($0.name) }
-            for speaker in known {
-                guard let clip = speaker.reference else { continue }
-                references.append((speaker.name, try referenceVector(clip, name: speaker.name)))
-            }
+        for speaker in known ?? [] {
+            guard let clip = speaker.reference else { continue }
+            references.append((speaker.name, try referenceVector(clip, name: speaker.name)))
         }
         guard !enrolled.isEmpty || !references.isEmpty else { return [:] }
         let labels = windows.map { w in turns.first { $0.start <= w.center && w.center < $0.end }?.voice }

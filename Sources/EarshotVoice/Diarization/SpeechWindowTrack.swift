@@ -41,8 +41,12 @@ struct SpeechWindowTrack {
         var hopFrames = 75
     }
 
+    /// Filterbank frames per second, and how far a frame's 25 ms reach past the start of the next.
+    private static let framesPerSecond = Double(KaldiFilterbank.sampleRate / KaldiFilterbank.hop)
+    private static let frameTail = Double(KaldiFilterbank.frameLength - KaldiFilterbank.hop) / Double(KaldiFilterbank.sampleRate)
+
     /// Seconds between CAM++ windows.
-    var hop: Double { Double(settings.hopFrames) / 100 }
+    var hop: Double { Double(settings.hopFrames) / Self.framesPerSecond }
 
     private let settings: Settings
     private let vad: SpeechProbabilities
@@ -132,8 +136,8 @@ struct SpeechWindowTrack {
         let frames = features.count / encoder.frontEnd.bands
         let spans = Self.spans(frames: frames, length: settings.windowFrames, hop: settings.hopFrames)
         for (span, vector) in zip(spans, try encoder.embeddings(features: features, windows: spans)) {
-            windows.append(Window(region: region, start: origin + Double(span.lowerBound) / 100,
-                                  end: origin + Double(span.upperBound) / 100 + 0.015, vector: vector))
+            windows.append(Window(region: region, start: origin + Double(span.lowerBound) / Self.framesPerSecond,
+                                  end: origin + Double(span.upperBound) / Self.framesPerSecond + Self.frameTail, vector: vector))
         }
         guard let naming else { return }
         let hop = Double(SpeakerEncoder.strideFrames) / 100, length = Double(SpeakerEncoder.windowFrames) / 100
