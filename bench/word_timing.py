@@ -143,17 +143,17 @@ def summary(pairs, total):
             "starts_over_250ms": sum(s > 250 for s in starts), "pairs": len(pairs)}
 
 
-def earshot_words(earshot, model, threads, files):
+def earshot_words(earshot, model, threads, files, beam=1):
     out = subprocess.run([earshot, "transcribe", "--json", "--words", "--no-progress", "--model", model, "--threads",
-                          str(threads)] + files, check=True, capture_output=True, text=True).stdout
+                          str(threads), "--beam-size", str(beam)] + files, check=True, capture_output=True, text=True).stdout
     docs = json.loads(out)
     docs = docs if isinstance(docs, list) else [docs]
     return {d["source"]: [[w["word"], w["start"], w["end"]] for s in d["segments"] for w in s.get("words") or []] for d in docs}
 
 
-def faster_whisper_words(home, model, threads, files):
+def faster_whisper_words(home, model, threads, files, beam=1):
     out = subprocess.run([sys.executable, os.path.join(ROOT, "bench/faster_whisper_run.py"), "--words",
-                          os.path.join(home, "sources", f"whisper-{model}"), str(threads), "1"] + files,
+                          os.path.join(home, "sources", f"whisper-{model}"), str(threads), str(beam)] + files,
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out)["words"]
 
@@ -166,6 +166,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "bench/results"))
     ap.add_argument("--earshot-only", action="store_true",
                     help="only Earshot on the known-gap sets (no faster-whisper, no natural speech): to try a change")
+    ap.add_argument("--beam-size", type=int, default=1, help="beam width for both systems (1: greedy)")
     args = ap.parse_args()
     home = os.environ.get("EARSHOT_HOME") or os.path.expanduser("~/.cache/earshot")
     truth = build()
@@ -175,9 +176,9 @@ def main():
     natural = [] if args.earshot_only else natural
     rows = []
     for model in args.models.split(","):
-        systems = {"Earshot": earshot_words(args.earshot, model, args.threads, files + natural)}
+        systems = {"Earshot": earshot_words(args.earshot, model, args.threads, files + natural, args.beam_size)}
         if not args.earshot_only:
-            systems["faster-whisper"] = faster_whisper_words(home, model, args.threads, files + natural)
+            systems["faster-whisper"] = faster_whisper_words(home, model, args.threads, files + natural, args.beam_size)
         for kind in ("clean", "noisy"):
             names = [n for n in sorted(truth) if n.endswith(f"-{kind}.wav")]
             total = sum(len(truth[n]) for n in names)
@@ -192,7 +193,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     json.dump(rows, open(os.path.join(args.out, "word_timing.json"), "w"), indent=2)
     print(f"\n{len(files) // 2} sentences, {sum(len(v) for v in truth.values()) // 2} words each clean and noisy; "
-          f"{args.threads} threads, greedy\n")
+          f"{args.threads} threads, " + ("greedy" if args.beam_size == 1 else f"beam {args.beam_size}") + "\n")
     print("| model | set | system | words found | median \\|start error\\| | 95th pct | median \\|end error\\| | starts > 250 ms off |")
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:

@@ -22,7 +22,7 @@ from onnx import TensorProto, helper, numpy_helper
 from integer_weights import int8_weights_as_uint8, int8_weights_pair_safe
 
 OPSET = 17
-CONTRIB = "com.microsoft"  # ONNX Runtime's own operators (the encoder's fused attention)
+CONTRIB = "com.microsoft"  # ONNX Runtime's own operators (the encoder's fused attention, GELU)
 IR_VERSION = 8  # ORT 1.28 rejects onnx 1.19's default IR version
 N_TEXT_CTX = 448
 DTYPES = {0: np.float32, 1: np.int8, 2: np.int16, 3: np.int32, 4: np.float16}
@@ -106,9 +106,12 @@ class Graph:
         return self.op("LayerNormalization", [x, self.weight(prefix + "/gamma"), self.weight(prefix + "/beta")],
                        axis=-1, epsilon=1e-5)
 
-    def gelu(self, x):  # exact erf form, as Whisper was trained
-        e = self.op("Erf", [self.op("Mul", [x, self.const(1 / np.sqrt(2))])])
-        return self.op("Mul", [self.op("Mul", [x, self.const(0.5)]), self.op("Add", [e, self.const(1.0)])])
+    def gelu(self, x):
+        """x * (1 + erf(x / sqrt 2)) / 2, the exact form Whisper was trained with, as ONNX Runtime's one `Gelu`
+        kernel: as close to the exact function as Mul, Erf, Add and Mul (within 5e-7 over [-8, 8]), but the tensor
+        is read and written once instead of four times; the encoders took 7-10% less time (BENCHMARKS,
+        Transcription). ONNX Runtime does not fuse the four itself in this order."""
+        return self.op("Gelu", [x], domain=CONTRIB)
 
     def split3(self, x, d, parts=3):
         return self.op("Split", [x, self.const([d] * parts, dtype=np.int64)], outputs=parts, axis=-1)

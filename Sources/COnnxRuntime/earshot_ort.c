@@ -46,6 +46,9 @@ OrtStatus *earshot_ort_set_intra_op_threads(EarshotOrtApi api, OrtSessionOptions
 OrtStatus *earshot_ort_set_inter_op_threads(EarshotOrtApi api, OrtSessionOptions *o, int n) {
     return FN(api, 25, OrtStatus *(*)(OrtSessionOptions *, int))(o, n);
 }
+OrtStatus *earshot_ort_enable_cpu_arena(EarshotOrtApi api, OrtSessionOptions *o) {
+    return FN(api, 18, OrtStatus *(*)(OrtSessionOptions *))(o);  // EnableCpuMemArena
+}
 void earshot_ort_release_session_options(EarshotOrtApi api, OrtSessionOptions *o) {
     FN(api, 100, void (*)(OrtSessionOptions *))(o);
 }

@@ -40,6 +40,9 @@ OrtStatus *earshot_ort_create_session_options(EarshotOrtApi api, OrtSessionOptio
 OrtStatus *earshot_ort_set_optimization_level(EarshotOrtApi api, OrtSessionOptions *o, int level);
 OrtStatus *earshot_ort_set_intra_op_threads(EarshotOrtApi api, OrtSessionOptions *o, int n);
 OrtStatus *earshot_ort_set_inter_op_threads(EarshotOrtApi api, OrtSessionOptions *o, int n);
+/// Turns ONNX Runtime's CPU memory arena back on in options that Earshot's CreateSessionOptions made without it
+/// (earshot_ort_options.c): for a session whose inputs have a bounded size.
+OrtStatus *earshot_ort_enable_cpu_arena(EarshotOrtApi api, OrtSessionOptions *o);
 void earshot_ort_release_session_options(EarshotOrtApi api, OrtSessionOptions *o);
 /// A session option's value as text (GetSessionConfigEntry): `*size` in, the length with its NUL out.
 OrtStatus *earshot_ort_session_config_entry(EarshotOrtApi api, const OrtSessionOptions *o, const char *key, char *value,

@@ -29,7 +29,8 @@ final class WhisperDecoder: @unchecked Sendable {
     init(files: WhisperModel.Files, threads: Int) throws {
         spec = try WhisperSpec.load(files.description)
         tokenizer = try WhisperTokenizer(vocabulary: files.vocabulary)
-        encoder = try InferenceSession(path: files.encoder, threads: threads)
+        // inputs of at most 30 s: the encoder's arena stays the size of one window's work
+        encoder = try InferenceSession(path: files.encoder, threads: threads, keepingItsMemory: true)
         decoder = try InferenceSession(path: files.decoder, threads: threads)
         features = WhisperFeatures(melBands: spec.n_mels)
         if spec.projection != nil {
