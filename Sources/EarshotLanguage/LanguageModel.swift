@@ -53,8 +53,9 @@ public final class LanguageModel: ChatModel {
     /// The tokens whose keys and values are in the context now: a request that starts the same way (the
     /// same transcript, another question) decodes only what differs.
     private var cached: [llama_token] = []
-    /// Whole prompt chunks at the start of `cached`, decoded as a fresh run would decode them.
-    private var cachedPromptChunks = 0
+    /// The length of the prompt at the start of `cached`: its batches up to any of its cuts (`promptCuts`) are what
+    /// a fresh run of a prompt starting the same way would decode.
+    private var cachedPromptCount = 0
     static let promptChunk = 64
     /// Tokens generated and seconds spent, over this model's life (for tokens/s reports).
     public private(set) var generatedTokens = 0
@@ -89,6 +90,28 @@ public final class LanguageModel: ChatModel {
     deinit {
         llama_free(context)
         llama_model_free(model)
+    }
+
+    /// Where a prompt's decode batches end (before its last token): every `promptChunk` tokens, counted from the start
+    /// and again from each paragraph break (a token that completes a blank line: Qwen writes ".\n\n" as one token,
+    /// SmolLM2 "\n" twice). Each cut depends only on the tokens before
+    /// it, so two prompts that begin alike are cut alike as far as they agree; and since the note writer's requests
+    /// are one transcript followed by a blank line and then a question, a second question about the same transcript
+    /// decodes only the question (with cuts every 64 tokens alone, it also decoded up to 63 tokens of the transcript
+    /// again: a second per note on a 2-core machine).
+    static func promptCuts(_ pieces: [[CChar]]) -> [Int] {
+        var cuts: [Int] = [], start = 0, last: CChar = 0  // the text's last byte so far
+        for (i, piece) in pieces.enumerated() where i + 1 < pieces.count {
+            let end = i + 1
+            let text = [last] + piece
+            let blankLine = zip(text, text.dropFirst()).contains { $0 == 10 && $1 == 10 }
+            last = piece.last ?? last
+            if blankLine || (end - start) % promptChunk == 0 {
+                cuts.append(end)
+                if blankLine { start = end }
+            }
+        }
+        return cuts
     }
 
     /// Greedy choice of the next token. With a grammar, the best token is checked alone first and the
@@ -169,15 +192,15 @@ public final class LanguageModel: ChatModel {
             grammarSampler = g
         }
         defer { if let grammarSampler { llama_sampler_free(grammarSampler) } }
-        // The prompt is decoded in chunks at fixed positions (0, 64, 128, ...): llama.cpp computes a batch with
-        // kernels that depend on its size, so the same prompt must always be cut the same way for the same
-        // answer. What the context already holds is kept only in whole chunks of an earlier prompt, so reusing it
-        // gives exactly the numbers a fresh run would (at least the last token is decoded again, for its logits).
-        let chunk = Self.promptChunk
-        var position = 0
-        let reusable = min(cachedPromptChunks * chunk, cached.count, tokens.count - 1)
-        while position < reusable && cached[position] == tokens[position] { position += 1 }
-        position -= position % chunk
+        // The prompt is decoded in batches cut where its own tokens say (`promptCuts`): llama.cpp computes a batch
+        // with kernels that depend on its size, so the same prompt must always be cut the same way for the same
+        // answer. What the context already holds is kept only up to a cut of an earlier prompt, so reusing it gives
+        // exactly the numbers a fresh run would (at least the last token is decoded again, for its logits).
+        let cuts = Self.promptCuts(tokens.map { LlamaRuntime.piece($0, vocab: vocab) })
+        var common = 0
+        let reusable = min(cachedPromptCount, cached.count, tokens.count - 1)
+        while common < reusable && cached[common] == tokens[common] { common += 1 }
+        var position = cuts.last { $0 <= common } ?? 0
         if !llama_memory_seq_rm(llama_get_memory(context), 0, Int32(position), -1) {
             llama_memory_clear(llama_get_memory(context), true)
             position = 0
@@ -185,14 +208,14 @@ public final class LanguageModel: ChatModel {
         cached = Array(tokens[..<position])
         promptTokens += tokens.count - position
         var input = tokens
-        while position < input.count {
-            let n = min(chunk - position % chunk, input.count - position)
+        for end in cuts + [tokens.count] where end > position {
+            let n = end - position
             let rc = input.withUnsafeMutableBufferPointer { llama_decode(context, llama_batch_get_one($0.baseAddress! + position, Int32(n))) }
-            guard rc == 0 else { cached = []; cachedPromptChunks = 0; throw LanguageError.failed("decoding the prompt failed (\(rc))") }
-            position += n
+            guard rc == 0 else { cached = []; cachedPromptCount = 0; throw LanguageError.failed("decoding the prompt failed (\(rc))") }
+            position = end
         }
         cached = tokens
-        cachedPromptChunks = tokens.count / chunk
+        cachedPromptCount = tokens.count
         // Greedy generation, each chosen token decoded together with a draft of what may follow it (PromptLookup):
         // the draft's tokens are kept while the model's own choice after each agrees, and the context forgets the rest.
         let longestGuess = max(0, draftTokens)
@@ -204,7 +227,7 @@ public final class LanguageModel: ChatModel {
             let room = backoff.shouldGuess() ? min(longestGuess, maxTokens - (cached.count - tokens.count)) : 0
             let guesses = Array(PromptLookup.draft(after: cached, count: room).prefix { !llama_vocab_is_eog(vocab, $0) && !llama_vocab_is_control(vocab, $0) })
             let rc = batch.decode([next] + guesses, from: cached.count - 1, in: context)
-            guard rc == 0 else { cached = []; cachedPromptChunks = 0; throw LanguageError.failed("decoding failed (\(rc))") }
+            guard rc == 0 else { cached = []; cachedPromptCount = 0; throw LanguageError.failed("decoding failed (\(rc))") }
             var row: Int32 = 0
             next = nextToken(grammar: grammarSampler, row: row)
             while Int(row) < guesses.count && next == guesses[Int(row)] && cached.count - tokens.count < maxTokens {
