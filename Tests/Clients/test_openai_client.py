@@ -200,9 +200,9 @@ class RealtimeClientTest(unittest.TestCase):
         turns = " ".join(self.transcripts(self.session(self.pcm24("recorded.wav") + b"\0" * 96000, {"type": "server_vad"})))
         self.assertLessEqual(word_error_rate(whole, committed), 0.1, (whole, committed))
         # server VAD cuts the turn itself (from just before the speech to 0.25 s into the quiet after it), and tiny.en
-        # can read a phrase differently with less quiet around it: this clip's "and far less beautiful" is "a bit far
-        # less" from the file and "it felt as" from the turn — both wrong, so the bound here is looser; over 40 files
-        # the two agree within a few per cent (BENCHMARKS.md)
+        # can read a phrase differently with less quiet around it (an earlier clip's "and far less beautiful" was "a
+        # bit far less" from the file and "it felt as" from the turn, both wrong), so the bound here is looser; over
+        # 40 files the two agree within a few per cent (BENCHMARKS.md)
         self.assertLessEqual(word_error_rate(whole, turns), 0.3, (whole, turns))
 
     def test_the_beta_dialect_and_its_errors(self):
