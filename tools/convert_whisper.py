@@ -109,7 +109,7 @@ class Graph:
     def gelu(self, x):
         """x * (1 + erf(x / sqrt 2)) / 2, the exact form Whisper was trained with, as ONNX Runtime's one `Gelu`
         kernel: as close to the exact function as Mul, Erf, Add and Mul (within 5e-7 over [-8, 8]), but the tensor
-        is read and written once instead of four times; the encoders took 7-10% less time (BENCHMARKS,
+        is read and written once instead of four times; the encoders took 6-10% less time (BENCHMARKS,
         Transcription). ONNX Runtime does not fuse the four itself in this order."""
         return self.op("Gelu", [x], domain=CONTRIB)
 

@@ -92,7 +92,7 @@ public final class InferenceSession: @unchecked Sendable {
     /// `keepingItsMemory`: the session keeps ONNX Runtime's CPU memory arena, which every session is otherwise created
     /// without (`sessionsFreeTheirMemory`), and reuses its buffers from run to run instead of asking the system for
     /// fresh pages each time. Only for a model whose inputs are bounded, so the arena never outgrows its largest
-    /// input: the Whisper encoder, given at most 30 s (half its page faults gone, 10–20% less time per base window).
+    /// input: the Whisper encoder, given at most 30 s (half its page faults gone, 7–22% less time per base window).
     public init(path: String, threads: Int = 1, keepingItsMemory: Bool = false) throws {
         runtime = try ONNXRuntime.shared.get()
         let api = runtime.api
