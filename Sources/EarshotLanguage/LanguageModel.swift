@@ -94,11 +94,10 @@ public final class LanguageModel: ChatModel {
 
     /// Where a prompt's decode batches end (before its last token): every `promptChunk` tokens, counted from the start
     /// and again from each paragraph break (a token that completes a blank line: Qwen writes ".\n\n" as one token,
-    /// SmolLM2 "\n" twice). Each cut depends only on the tokens before
-    /// it, so two prompts that begin alike are cut alike as far as they agree; and since the note writer's requests
-    /// are one transcript followed by a blank line and then a question, a second question about the same transcript
-    /// decodes only the question (with cuts every 64 tokens alone, it also decoded up to 63 tokens of the transcript
-    /// again: a second per note on a 2-core machine).
+    /// SmolLM2 "\n" twice). Each cut depends only on the tokens before it, so two prompts that begin alike are cut
+    /// alike as far as they agree; and since the note writer's requests are one transcript followed by a blank line
+    /// and then a question, a second question about the same transcript decodes only the question (with cuts every
+    /// 64 tokens alone, it also decoded up to 63 tokens of the transcript again: a second per note on a 2-core machine).
     static func promptCuts(_ pieces: [[CChar]]) -> [Int] {
         var cuts: [Int] = [], start = 0, last: CChar = 0  // the text's last byte so far
         for (i, piece) in pieces.enumerated() where i + 1 < pieces.count {
