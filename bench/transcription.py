@@ -6,6 +6,10 @@ faster-whisper at compute_type=int8), the same thread count and the same decodin
 of 5 for the models in --beam-models). Each system runs as its own process per pass (model load included,
 as a user experiences it); passes alternate between systems so machine noise hits both alike. Reports WER
 (scored by `earshot score` for both) and median wall time.
+
+Each system reads the files as its command-line tool does by default: faster-whisper one after another on all
+the threads (`WhisperModel.transcribe` in a loop, num_workers=1), Earshot as `earshot transcribe` does, one file
+per thread at once, each on its own copy of the model (`--earshot-jobs 1`: one after another, like faster-whisper).
 """
 import argparse
 import json
@@ -42,6 +46,8 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--models", default="tiny.en,base")
     ap.add_argument("--beam-models", default="base", help="models also run with beam search of 5")
+    ap.add_argument("--earshot-jobs", type=int, default=None,
+                    help="files Earshot reads at once (`earshot transcribe --jobs`; default: its own, one per thread)")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench/results"))
     args = ap.parse_args()
     speech = data_dir()
@@ -60,7 +66,8 @@ def main():
             for system in times:
                 if system == "earshot":
                     cmd = [args.earshot, "transcribe", "--json", "--no-progress", "--model", model,
-                           "--threads", str(args.threads), "--beam-size", str(beam)] + files
+                           "--threads", str(args.threads), "--beam-size", str(beam)] + (
+                              ["--jobs", str(args.earshot_jobs)] if args.earshot_jobs else []) + files
                 else:
                     cmd = [sys.executable, os.path.join(ROOT, "bench/faster_whisper_run.py"),
                            os.path.join(home, "sources", f"whisper-{model}"), str(args.threads), str(beam)] + files

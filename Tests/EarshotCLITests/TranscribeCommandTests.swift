@@ -38,6 +38,28 @@ final class TranscribeCommandTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("missing.wav: cannot read file (no such file)"))
     }
 
+    /// Files read two at a time (each lane its own Whisper on one thread) give the same documents, in the order given,
+    /// as one after another on two threads: a long file first, so the short ones after it are read before it ends and
+    /// wait; a bad file in between is reported and the rest go on.
+    func testFilesReadAtOnceGiveTheSameDocumentsInTheirOrder() throws {
+        let long = dir.appendingPathComponent("long.wav")
+        let parts = try (0..<3).map { try speechFile("part\($0).wav", Sentences.all[$0]).path }
+        try TestAudio.run("sox", parts + [long.path])
+        let short = try (3..<6).map { try speechFile("s\($0).wav", Sentences.all[$0]).path }
+        let bad = dir.appendingPathComponent("bad.wav")
+        try Data("not audio".utf8).write(to: bad)
+        let files = [long.path, short[0], bad.path, short[1], short[2]]
+        let one = try CLI.run(["transcribe", "--json", "--words", "--threads", "2", "--jobs", "1"] + files)
+        let two = try CLI.run(["transcribe", "--json", "--words", "--threads", "2", "--jobs", "2"] + files)
+        XCTAssertEqual(one.status, 1, one.stderr)
+        XCTAssertEqual(two.status, 1, two.stderr)
+        XCTAssertEqual(two.stderr, one.stderr)
+        XCTAssertTrue(two.stderr.contains("\(bad.path): not an audio file"), two.stderr)
+        XCTAssertEqual(two.stdout, one.stdout)
+        let sources = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(two.stdout.utf8)) as? [[String: Any]]).map { $0["source"] as? String }
+        XCTAssertEqual(sources, [long.path, short[0], short[1], short[2]])
+    }
+
     func testSubtitlesAndJSONWrittenToAFolder() throws {
         let a = try speechFile("a.wav", Sentences.all[1])
         let out = dir.appendingPathComponent("out")

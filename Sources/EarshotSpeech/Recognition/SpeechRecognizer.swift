@@ -75,7 +75,9 @@ public final class SpeechRecognizer: @unchecked Sendable {
     private let lock = NSLock()
     public let defaultDecoding: Decoding
 
-    private struct Key: Hashable, Sendable { let model: WhisperModel; let threads: Int; let home: URL; let floatReference: Bool }
+    /// `lane`: 0 for the process's recognizer; lanes above it are further copies of the same model, each with its own
+    /// lock, for reading several recordings at once (`Transcriber.lanes`).
+    private struct Key: Hashable, Sendable { let model: WhisperModel; let threads: Int; let home: URL; let floatReference: Bool; let lane: Int }
     /// At most three loaded Whisper models per process (tiny.en, base and one more); the least recently used goes.
     private static let loaded = SharedInstances<Key, SpeechRecognizer>(capacity: 3)
 
@@ -84,8 +86,8 @@ public final class SpeechRecognizer: @unchecked Sendable {
         try shared(model: model, threads: threads, store: store, floatReference: false)
     }
 
-    static func shared(model: WhisperModel, threads: Int, store: ModelStore, floatReference: Bool) throws -> SpeechRecognizer {
-        try loaded.instance(for: Key(model: model, threads: max(1, threads), home: store.home, floatReference: floatReference)) {
+    static func shared(model: WhisperModel, threads: Int, store: ModelStore, floatReference: Bool, lane: Int = 0) throws -> SpeechRecognizer {
+        try loaded.instance(for: Key(model: model, threads: max(1, threads), home: store.home, floatReference: floatReference, lane: lane)) {
             try SpeechRecognizer(model: model, threads: threads, language: "en", store: store, floatReference: floatReference)
         }
     }

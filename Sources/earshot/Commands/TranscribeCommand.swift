@@ -24,6 +24,7 @@ enum TranscribeCommand {
             Option(name: "speakers", value: nil, help: "Who said what: segments and words labelled by speaker (enrolled names)."),
             Option(name: "num-speakers", value: "n", help: "With --speakers: the number of speakers, when known."),
             Option(name: "output", value: "dir", help: "Write <name>.<fmt> per input into this folder instead of stdout."),
+            Option(name: "jobs", value: "n", help: "Files read at once, each on its share of the threads (default: one per thread)."),
             Option(name: "no-progress", value: nil, help: "Hide the progress bar shown on a terminal."),
         ],
         examples: [
@@ -35,6 +36,7 @@ enum TranscribeCommand {
             "earshot transcribe --speakers meeting.m4a                 # Ruth: I'll send the spreadsheet.",
             "earshot transcribe --model base --beam-size 5 --prompt 'Anneliese, Kubernetes' standup.m4a",
             "cat memo.ogg | earshot transcribe --json -",
+            "earshot transcribe --json --output texts/ recordings/*.flac   # two at a time on two threads",
         ],
         run: run)
 
@@ -53,44 +55,125 @@ enum TranscribeCommand {
             throw UsageError(message: "--max-words, --max-line-width and --highlight-words need --words", path: args.path)
         }
         let format = try DocumentOutput.format(args, default: TranscriptFormat.txt, json: .json)
-        let transcriber = try Transcriber.shared(speech)
-        let diarizer = speakers ? try Diarizer() : nil
+        let jobs = try filesAtOnce(args, threads: speech.threads, speakers: speakers)
+        let showProgress = StandardError.isTerminal && !args.flag("no-progress")
         var failures = 0
-        for path in args.positionals {
-            do {
-                // drawn only once the work has taken a second, so short files never flash a bar
-                let bar = ProgressBar(label: (path as NSString).lastPathComponent, total: 1,
-                                      enabled: StandardError.isTerminal && !args.flag("no-progress"), after: 1)
-                let started = Date()
-                var transcript: Transcript
-                if let diarizer {
-                    // standard input is read twice (words, then voices): from one private copy
-                    let copy = path == "-" ? try AudioFileStream.copyStandardInput() : nil
-                    defer { copy.map { try? FileManager.default.removeItem(at: $0) } }
-                    let file = copy?.path ?? path
-                    transcript = try await transcriber.transcribe(file: file, source: path) { bar.update($0 * 0.8) }
-                    let voices = try diarizer.diarize(file: file, options: Diarizer.Options(numSpeakers: numSpeakers)) { read, total in
-                        if let total, total > 0 { bar.update(0.8 + 0.2 * min(1, read / total)) }
-                    }
-                    transcript = transcript.labelled(by: voices)
-                    if !args.flag("words") { for i in transcript.segments.indices { transcript.segments[i].words = nil } }
-                } else {
-                    transcript = try await transcriber.transcribe(file: path) { bar.update($0) }
-                }
-                bar.finish()
-                let elapsed = Date().timeIntervalSince(started)
+        // each document goes out in the order the files were given, whichever was read first
+        func emit(_ path: String, _ outcome: Result<Read, Error>) throws {
+            switch outcome {
+            case .success(let read):
                 let writer = format.writer(layout: layout)
-                try output.emit(writer.render(transcript), for: path, fileExtension: writer.fileExtension, isJSON: format == .json)
+                try output.emit(writer.render(read.transcript), for: path, fileExtension: writer.fileExtension, isJSON: format == .json)
                 if StandardError.isTerminal {
-                    StandardError.write(String(format: "%@: %.1f s of audio in %.1f s (%.1f× real time)\n",
-                                               path, transcript.duration, elapsed, transcript.duration / max(elapsed, 1e-6)))
+                    StandardError.write(String(format: "%@: %.1f s of audio in %.1f s (%.1f× real time)\n", path, read.transcript.duration,
+                                               read.seconds, read.transcript.duration / max(read.seconds, 1e-6)))
                 }
-            } catch let error as AudioError {
+            case .failure(let error as AudioError):
                 failures += 1
                 CommandRunner.fail(error)
+            case .failure(let error):
+                throw error
+            }
+        }
+        if jobs > 1 {
+            let lanes = try Transcriber.lanes(speech, count: jobs)
+            try await readInOrder(args.positionals, lanes: lanes, progress: showProgress, emit: emit)
+        } else {
+            let transcriber = try Transcriber.shared(speech)
+            let diarizer = speakers ? try Diarizer() : nil
+            for path in args.positionals {
+                // drawn only once the work has taken a second, so short files never flash a bar
+                let bar = ProgressBar(label: (path as NSString).lastPathComponent, total: 1, enabled: showProgress, after: 1)
+                let result = await outcome {
+                    try await read(path, with: transcriber, diarizer: diarizer, numSpeakers: numSpeakers, keepWords: args.flag("words")) { bar.update($0) }
+                }
+                bar.finish()
+                try emit(path, result)
             }
         }
         output.finish()
         return failures == 0 ? 0 : 1
+    }
+
+    /// What `body` gave or threw.
+    static func outcome(_ body: () async throws -> Read) async -> Result<Read, Error> {
+        do { return .success(try await body()) } catch { return .failure(error) }
+    }
+
+    /// A file's transcript and the seconds it took.
+    struct Read: Sendable {
+        var transcript: Transcript
+        var seconds: Double
+    }
+
+    /// How many files are read at once: `--jobs`, or by default one per thread (as many as there are files), each
+    /// on its own copy of Whisper with one thread; with `--speakers` one at a time.
+    static func filesAtOnce(_ args: ParsedArguments, threads: Int, speakers: Bool) throws -> Int {
+        let files = args.positionals.count
+        if let jobs = try args.optionalInt("jobs", range: 1...64) {
+            if jobs > 1 && speakers { throw UsageError(message: "--speakers reads one file at a time: leave out --jobs", path: args.path) }
+            return min(jobs, files)
+        }
+        return speakers ? 1 : max(1, min(threads, files))
+    }
+
+    /// One file read: its transcript, labelled by speaker with `diarizer`.
+    static func read(_ path: String, with transcriber: Transcriber, diarizer: Diarizer?, numSpeakers: Int?, keepWords: Bool,
+                     progress: @escaping @Sendable (Double) -> Void) async throws -> Read {
+        let started = Date()
+        guard let diarizer else {
+            let transcript = try await transcriber.transcribe(file: path, progress: progress)
+            return Read(transcript: transcript, seconds: Date().timeIntervalSince(started))
+        }
+        // standard input is read twice (words, then voices): from one private copy
+        let copy = path == "-" ? try AudioFileStream.copyStandardInput() : nil
+        defer { copy.map { try? FileManager.default.removeItem(at: $0) } }
+        let file = copy?.path ?? path
+        var transcript = try await transcriber.transcribe(file: file, source: path) { progress($0 * 0.8) }
+        let voices = try diarizer.diarize(file: file, options: Diarizer.Options(numSpeakers: numSpeakers)) { read, total in
+            if let total, total > 0 { progress(0.8 + 0.2 * min(1, read / total)) }
+        }
+        transcript = transcript.labelled(by: voices)
+        if !keepWords { for i in transcript.segments.indices { transcript.segments[i].words = nil } }
+        return Read(transcript: transcript, seconds: Date().timeIntervalSince(started))
+    }
+
+    /// Reads `paths` on `lanes` at once, each lane taking the next file as it finishes one, and hands each outcome to
+    /// `emit` in the order of `paths` (a file read early waits for those before it). One bar counts the files.
+    static func readInOrder(_ paths: [String], lanes: [Transcriber], progress: Bool,
+                            emit: (String, Result<Read, Error>) throws -> Void) async throws {
+        let bar = ProgressBar(label: "\(paths.count) files", total: Double(paths.count), enabled: progress, after: 1)
+        let fractions = Locked<[Int: Double]>([:])  // of the files being read
+        let finished = Locked(0)
+        try await withThrowingTaskGroup(of: (index: Int, lane: Int, outcome: Result<Read, Error>).self) { group in
+            var started = 0, emitted = 0
+            var waiting: [Int: Result<Read, Error>] = [:]
+            func start(on lane: Int) {
+                guard started < paths.count else { return }
+                let index = started, transcriber = lanes[lane]
+                started += 1
+                group.addTask {
+                    let result = await outcome {
+                        try await read(paths[index], with: transcriber, diarizer: nil, numSpeakers: nil, keepWords: true) { fraction in
+                            let inFlight = fractions.withLock { $0[index] = fraction; return $0.values.reduce(0, +) }
+                            bar.update(Double(finished.withLock { $0 }) + inFlight)
+                        }
+                    }
+                    return (index, lane, result)
+                }
+            }
+            for lane in lanes.indices { start(on: lane) }
+            while let done = try await group.next() {
+                fractions.withLock { $0[done.index] = nil }
+                bar.update(Double(finished.withLock { $0 += 1; return $0 }))
+                start(on: done.lane)
+                waiting[done.index] = done.outcome
+                while let next = waiting.removeValue(forKey: emitted) {
+                    try emit(paths[emitted], next)
+                    emitted += 1
+                }
+            }
+        }
+        bar.finish()
     }
 }
