@@ -84,7 +84,7 @@ public actor Transcriber {
     /// next recording as it finishes one. A decoding step of one window is too small to keep two threads busy, so
     /// on two cores two recordings read at once, one thread each, took about a quarter less time than one after
     /// another on both threads (base, 40 short files), with the same text: Whisper's results do not depend on its
-    /// thread count. Each lane holds its own copy of the model (base: about 150 MB more per lane).
+    /// thread count. Each lane holds its own copy of the model (base: about 300 MB more per lane).
     public static func lanes(_ configuration: Configuration = Configuration(), count: Int,
                              store: ModelStore = ModelStore()) throws -> [Transcriber] {
         let count = max(1, count)
