@@ -10,21 +10,28 @@ import Foundation
 public final class BatchWorker: Sendable {
     public let threads: Int
     public let defaultModel: WhisperModel
+    /// Jobs run at once (`run(_:lane:)`), the threads shared between them: each lane transcribes with its own
+    /// copy of Whisper (`Transcriber.lanes`).
+    public let lanes: Int
     private let store: ModelStore
     private let diarizer = Locked<Diarizer?>(nil)
     private let classifier = Locked<SoundClassifier?>(nil)
+    private let laneTranscribers = Locked<[Transcriber.Configuration: [Transcriber]]>([:])
 
-    public init(threads: Int = SpeechRecognizer.defaultThreadCount, model: WhisperModel = .default, store: ModelStore = ModelStore()) {
+    public init(threads: Int = SpeechRecognizer.defaultThreadCount, model: WhisperModel = .default, store: ModelStore = ModelStore(),
+                lanes: Int = 1) {
         self.threads = threads
         self.defaultModel = model
         self.store = store
+        self.lanes = max(1, lanes)
     }
 
-    public func run(_ job: BatchJob) async -> BatchResult {
+    /// - Parameter lane: which of the `lanes` runs it (`0..<lanes`); two jobs at once must be on different lanes.
+    public func run(_ job: BatchJob, lane: Int = 0) async -> BatchResult {
         let started = Date()
         var result: BatchResult
         do {
-            result = try await outcome(of: job)
+            result = try await outcome(of: job, lane: min(max(0, lane), lanes - 1))
         } catch {
             result = .failure(job, error)
         }
@@ -32,13 +39,13 @@ public final class BatchWorker: Sendable {
         return result
     }
 
-    private func outcome(of job: BatchJob) async throws -> BatchResult {
+    private func outcome(of job: BatchJob, lane: Int) async throws -> BatchResult {
         guard !job.tasks.isEmpty else { throw BatchError.badOption("\(job.path): the job asks for no task") }
         var result = BatchResult(id: job.id, path: job.path, ok: true)
         var transcript: Transcript?
         if job.needsTranscript {
             let configuration = try job.transcription(threads: threads, defaultModel: defaultModel)
-            transcript = try await Transcriber.shared(configuration, store: store).transcribe(file: job.path)
+            transcript = try await transcriber(for: configuration, lane: lane).transcribe(file: job.path)
         }
         if job.needsVoices {
             let voices = try loadedDiarizer().diarize(file: job.path, options: Diarizer.Options(numSpeakers: job.options.numSpeakers))
@@ -66,6 +73,17 @@ public final class BatchWorker: Sendable {
         }
         result.duration = result.duration.map { ($0 * 1000).rounded() / 1000 }
         return result
+    }
+
+    /// The process's shared transcriber with one lane; with more, this lane's, made for every lane on first use.
+    private func transcriber(for configuration: Transcriber.Configuration, lane: Int) throws -> Transcriber {
+        guard lanes > 1 else { return try Transcriber.shared(configuration, store: store) }
+        return try laneTranscribers.withLock { held in
+            if let made = held[configuration] { return made[lane] }
+            let made = try Transcriber.lanes(configuration, count: lanes, store: store)
+            held[configuration] = made
+            return made[lane]
+        }
     }
 
     private func loadedDiarizer() throws -> Diarizer {

@@ -110,6 +110,15 @@ final class BatchCommandTests: XCTestCase {
         let withWords = try CLI.run(["batch", "--tasks", "transcribe,words", "--output", output, files[0]])
         XCTAssertTrue(withWords.stderr.contains("1 done now, 0 done before"), withWords.stderr)
 
+        // two files at once and one after another: the same results, printed in the same order
+        let runs = try [1, 2].map { jobs in
+            try results(CLI.run(["batch", "--jobs", "\(jobs)", "--output", dir.appendingPathComponent("out-jobs\(jobs)").path, archive]).stdout)
+                .map { "\($0.id ?? "") \($0.ok) \($0.text ?? "")" }
+        }
+        XCTAssertEqual(runs[0].count, 5)
+        XCTAssertEqual(runs[1], runs[0])
+        XCTAssertEqual(try CLI.run(["batch", "--jobs", "2"]).status, 2, "a worker on standard input runs one job at a time")
+
         let usage = try CLI.run(["batch", "--shard", "2/2", "--output", output, archive])
         XCTAssertEqual(usage.status, 2)
         XCTAssertTrue(usage.stderr.contains("--shard takes I/N"), usage.stderr)

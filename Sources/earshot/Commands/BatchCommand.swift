@@ -32,6 +32,7 @@ enum BatchCommand {
             Option(name: "language", value: "code", help: "Spoken language for jobs that give none (default en; 'auto' detects)."),
             Option(name: "output", value: "dir", help: "With inputs: keep each result here, named by the recording's content hash."),
             Option(name: "shard", value: "I/N", help: "With inputs: take only shard I of N (0 ≤ I < N)."),
+            Option(name: "jobs", value: "n", help: "With inputs: files worked on at once, each on its share of the threads (default: one per thread)."),
             Option(name: "no-progress", value: nil, help: "Hide the progress bar shown on a terminal."),
         ],
         examples: [
@@ -50,8 +51,11 @@ enum BatchCommand {
         do { model = try WhisperModel(named: args.value("model") ?? WhisperModel.default.rawValue) } catch {
             throw UsageError(message: error.localizedDescription, path: args.path)
         }
-        let worker = BatchWorker(threads: try args.int("threads", default: SpeechRecognizer.defaultThreadCount, range: 1...64), model: model)
+        let threads = try args.int("threads", default: SpeechRecognizer.defaultThreadCount, range: 1...64)
+        let jobs = try args.optionalInt("jobs", range: 1...64)
         if args.positionals.isEmpty {
+            if jobs != nil { throw UsageError(message: "--jobs works on inputs: a worker on standard input runs one job at a time", path: args.path) }
+            let worker = BatchWorker(threads: threads, model: model)
             if args.value("output") != nil || args.value("shard") != nil {
                 throw UsageError(message: "--output and --shard work on inputs: name folders, manifests or files", path: args.path)
             }
@@ -66,6 +70,8 @@ enum BatchCommand {
         }
         let all = try BatchInputs.jobs(from: args.positionals, tasks: tasks, options: options)
         let mine = BatchInputs.jobs(all, inShard: shard.index, of: shard.count)
+        // files at once: one per thread by default, as `earshot transcribe` reads them
+        let worker = BatchWorker(threads: threads, model: model, lanes: max(1, min(jobs ?? threads, mine.count)))
         return try await runShard(mine, of: all.count, shard: shard, worker: worker, folder: BatchOutputFolder(path: output),
                                   progress: StandardError.isTerminal && !args.flag("no-progress"))
     }
@@ -105,23 +111,32 @@ enum BatchCommand {
         let bar = ProgressBar(label: "shard \(shard.index)/\(shard.count)", total: Double(max(jobs.count, 1)), enabled: progress)
         let started = Date()
         var (done, skipped, failed, audio) = (0, 0, 0, 0.0)
-        for (n, job) in jobs.enumerated() {
-            bar.update(Double(n), detail: (job.path as NSString).lastPathComponent)
+        let finished = Locked(0)
+        // `worker.lanes` files at once; their results are printed in the order of the jobs
+        try await InOrderLanes.run(count: jobs.count, lanes: worker.lanes, work: { n, lane -> Result<(BatchResult, Bool), Error> in
+            let job = jobs[n]
             let file = try? folder.resultFile(for: job)
-            var result: BatchResult
+            var result: BatchResult, ranNow = false
             if let file, var kept = folder.kept(at: file), kept.ok {
                 (kept.id, kept.path) = (job.id, job.path)
                 result = kept
-                skipped += 1
             } else {
-                result = await worker.run(job)
-                if result.ok, let file { try folder.keep(result, at: file) }
-                if result.ok { done += 1 } else { failed += 1 }
+                result = await worker.run(job, lane: lane)
+                ranNow = true
+                // a result that cannot be kept (a full disk) stops the run, as it is printed
+                if result.ok, let file {
+                    do { try folder.keep(result, at: file) } catch { return .failure(error) }
+                }
             }
+            bar.update(Double(finished.withLock { $0 += 1; return $0 }), detail: (job.path as NSString).lastPathComponent)
+            return .success((result, ranNow))
+        }, emit: { n, outcome in
+            let (result, ranNow) = try outcome.get()
+            if !ranNow { skipped += 1 } else if result.ok { done += 1 } else { failed += 1 }
             audio += result.duration ?? 0
-            if !result.ok { CommandRunner.fail(result.error ?? "\(job.path): failed") }
+            if !result.ok { CommandRunner.fail(result.error ?? "\(jobs[n].path): failed") }
             StandardOutput.write(result.line + "\n")
-        }
+        })
         bar.finish()
         let seconds = Date().timeIntervalSince(started)
         StandardError.write(String(format: "shard %d/%d: %d of %d files — %d done now, %d done before, %d failed; %.1f s of audio in %.1f s\n",

@@ -138,42 +138,21 @@ enum TranscribeCommand {
         return Read(transcript: transcript, seconds: Date().timeIntervalSince(started))
     }
 
-    /// Reads `paths` on `lanes` at once, each lane taking the next file as it finishes one, and hands each outcome to
-    /// `emit` in the order of `paths` (a file read early waits for those before it). One bar counts the files.
+    /// Reads `paths` on `lanes` at once (`InOrderLanes`) and hands each outcome to `emit` in the order of `paths`.
+    /// One bar counts the files.
     static func readInOrder(_ paths: [String], lanes: [Transcriber], progress: Bool,
                             emit: (String, Result<Read, Error>) throws -> Void) async throws {
         let bar = ProgressBar(label: "\(paths.count) files", total: Double(paths.count), enabled: progress, after: 1)
-        let fractions = Locked<[Int: Double]>([:])  // of the files being read
-        let finished = Locked(0)
-        try await withThrowingTaskGroup(of: (index: Int, lane: Int, outcome: Result<Read, Error>).self) { group in
-            var started = 0, emitted = 0
-            var waiting: [Int: Result<Read, Error>] = [:]
-            func start(on lane: Int) {
-                guard started < paths.count else { return }
-                let index = started, transcriber = lanes[lane]
-                started += 1
-                group.addTask {
-                    let result = await outcome {
-                        try await read(paths[index], with: transcriber, diarizer: nil, numSpeakers: nil, keepWords: true) { fraction in
-                            let inFlight = fractions.withLock { $0[index] = fraction; return $0.values.reduce(0, +) }
-                            bar.update(Double(finished.withLock { $0 }) + inFlight)
-                        }
-                    }
-                    return (index, lane, result)
+        let fractions = Locked<[Int: Double]>([:])  // of the files being read, and 1 for each file read
+        try await InOrderLanes.run(count: paths.count, lanes: lanes.count, work: { index, lane in
+            let result = await outcome {
+                try await read(paths[index], with: lanes[lane], diarizer: nil, numSpeakers: nil, keepWords: true) { fraction in
+                    bar.update(fractions.withLock { $0[index] = fraction; return $0.values.reduce(0, +) })
                 }
             }
-            for lane in lanes.indices { start(on: lane) }
-            while let done = try await group.next() {
-                fractions.withLock { $0[done.index] = nil }
-                bar.update(Double(finished.withLock { $0 += 1; return $0 }))
-                start(on: done.lane)
-                waiting[done.index] = done.outcome
-                while let next = waiting.removeValue(forKey: emitted) {
-                    try emit(paths[emitted], next)
-                    emitted += 1
-                }
-            }
-        }
+            bar.update(fractions.withLock { $0[index] = 1; return $0.values.reduce(0, +) })
+            return result
+        }, emit: { index, result in try emit(paths[index], result) })
         bar.finish()
     }
 }
