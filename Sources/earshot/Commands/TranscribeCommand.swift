@@ -36,7 +36,7 @@ enum TranscribeCommand {
             "earshot transcribe --speakers meeting.m4a                 # Ruth: I'll send the spreadsheet.",
             "earshot transcribe --model base --beam-size 5 --prompt 'Anneliese, Kubernetes' standup.m4a",
             "cat memo.ogg | earshot transcribe --json -",
-            "earshot transcribe --json --output texts/ recordings/*.flac   # two at a time on two threads",
+            "earshot transcribe --json --output texts/ recordings/*.flac   # one file per thread at once",
         ],
         run: run)
 
