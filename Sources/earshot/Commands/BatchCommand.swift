@@ -52,9 +52,8 @@ enum BatchCommand {
             throw UsageError(message: error.localizedDescription, path: args.path)
         }
         let threads = try args.int("threads", default: SpeechRecognizer.defaultThreadCount, range: 1...64)
-        let jobs = try args.optionalInt("jobs", range: 1...64)
         if args.positionals.isEmpty {
-            if jobs != nil { throw UsageError(message: "--jobs works on inputs: a worker on standard input runs one job at a time", path: args.path) }
+            if args.value("jobs") != nil { throw UsageError(message: "--jobs works on inputs: a worker on standard input runs one job at a time", path: args.path) }
             let worker = BatchWorker(threads: threads, model: model)
             if args.value("output") != nil || args.value("shard") != nil {
                 throw UsageError(message: "--output and --shard work on inputs: name folders, manifests or files", path: args.path)
@@ -70,8 +69,7 @@ enum BatchCommand {
         }
         let all = try BatchInputs.jobs(from: args.positionals, tasks: tasks, options: options)
         let mine = BatchInputs.jobs(all, inShard: shard.index, of: shard.count)
-        // files at once: one per thread by default, as `earshot transcribe` reads them
-        let worker = BatchWorker(threads: threads, model: model, lanes: max(1, min(jobs ?? threads, mine.count)))
+        let worker = BatchWorker(threads: threads, model: model, lanes: try FilesAtOnce.count(args, threads: threads, files: mine.count))
         return try await runShard(mine, of: all.count, shard: shard, worker: worker, folder: BatchOutputFolder(path: output),
                                   progress: StandardError.isTerminal && !args.flag("no-progress"))
     }

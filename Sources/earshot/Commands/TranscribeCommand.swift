@@ -106,15 +106,13 @@ enum TranscribeCommand {
         var seconds: Double
     }
 
-    /// How many files are read at once: `--jobs`, or by default one per thread (as many as there are files), each
-    /// on its own copy of Whisper with one thread; with `--speakers` one at a time.
+    /// How many files are read at once (`FilesAtOnce`); with `--speakers` one at a time.
     static func filesAtOnce(_ args: ParsedArguments, threads: Int, speakers: Bool) throws -> Int {
-        let files = args.positionals.count
-        if let jobs = try args.optionalInt("jobs", range: 1...64) {
-            if jobs > 1 && speakers { throw UsageError(message: "--speakers reads one file at a time: leave out --jobs", path: args.path) }
-            return min(jobs, files)
+        guard speakers else { return try FilesAtOnce.count(args, threads: threads, files: args.positionals.count) }
+        if try args.optionalInt("jobs", range: 1...64) ?? 1 > 1 {
+            throw UsageError(message: "--speakers reads one file at a time: leave out --jobs", path: args.path)
         }
-        return speakers ? 1 : max(1, min(threads, files))
+        return 1
     }
 
     /// One file read: its transcript, labelled by speaker with `diarizer`.
