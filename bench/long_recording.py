@@ -5,7 +5,8 @@ The recording is two hours (by default) of 44.1 kHz stereo 16-bit WAV, 1.27 GB: 
 ../shared/data/speech with a second of silence after each, converted with sox and repeated. Earshot reads
 it a block at a time; faster-whisper decodes the whole file into memory first. Both run the base model
 (int8) on the same threads, greedy, as their own process; peak RSS is the process's own (wait4's
-ru_maxrss), time is wall clock including model load.
+ru_maxrss), time is wall clock including model load. `--earshot-jobs default,1` adds a row for Earshot reading one
+window at a time (`--jobs 1`) beside its default (one window per thread at once).
 """
 import argparse
 import json
@@ -72,6 +73,9 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--model", default="base")
     ap.add_argument("--only", choices=["earshot", "faster-whisper"], help="run one side only")
+    ap.add_argument("--earshot-jobs", default="default",
+                    help="Earshot's --jobs, comma-separated for one row each: 'default' (one window per thread at once), "
+                         "1 (one window at a time on all the threads), …")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench/results"))
     args = ap.parse_args()
     speech = speech_dir()
@@ -80,20 +84,21 @@ def main():
         return
     home = os.environ.get("EARSHOT_HOME") or os.path.expanduser("~/.cache/earshot")
     wav = long_recording(speech, args.minutes, home)
-    systems = {
-        "earshot": [args.earshot, "transcribe", "--json", "--no-progress", "--model", args.model,
-                    "--threads", str(args.threads), wav],
-        "faster-whisper": [sys.executable, os.path.join(ROOT, "bench/faster_whisper_run.py"),
-                           os.path.join(home, "sources", f"whisper-{args.model}"), str(args.threads), "1", wav],
-    }
-    if args.only:
-        systems = {args.only: systems[args.only]}
+    systems = {}
+    if args.only != "faster-whisper":
+        for jobs in args.earshot_jobs.split(","):
+            name = "earshot" if jobs == "default" else f"earshot --jobs {jobs}"
+            systems[name] = [args.earshot, "transcribe", "--json", "--no-progress", "--model", args.model,
+                             "--threads", str(args.threads)] + ([] if jobs == "default" else ["--jobs", jobs]) + [wav]
+    if args.only != "earshot":
+        systems["faster-whisper"] = [sys.executable, os.path.join(ROOT, "bench/faster_whisper_run.py"),
+                                     os.path.join(home, "sources", f"whisper-{args.model}"), str(args.threads), "1", wav]
     results = {name: {"seconds": [], "peak_rss_mb": [], "words": 0} for name in systems}
     for run in range(args.runs):
         for name, cmd in systems.items():
             seconds, rss, out = peak_rss_mb(cmd)
             doc = json.loads(out)
-            text = doc["text"] if name == "earshot" else next(iter(doc["texts"].values()))
+            text = doc["text"] if name.startswith("earshot") else next(iter(doc["texts"].values()))
             results[name]["seconds"].append(seconds)
             results[name]["peak_rss_mb"].append(rss)
             results[name]["words"] = len(text.split())
@@ -106,10 +111,12 @@ def main():
     print("| system | peak RSS | wall time | words |\n|---|---|---|---|")
     for name, r in results.items():
         print(f"| {name} | {statistics.median(r['peak_rss_mb']):.0f} MB | {statistics.median(r['seconds']):.0f} s | {r['words']} |")
-    if len(results) == 2:
-        e, f = results["earshot"], results["faster-whisper"]
-        print(f"Earshot / faster-whisper: peak RSS {statistics.median(e['peak_rss_mb']) / statistics.median(f['peak_rss_mb']):.2f}×, "
-              f"time {statistics.median(e['seconds']) / statistics.median(f['seconds']):.2f}×")
+    if "faster-whisper" in results:
+        f = results["faster-whisper"]
+        for name, e in results.items():
+            if name.startswith("earshot"):
+                print(f"{name} / faster-whisper: peak RSS {statistics.median(e['peak_rss_mb']) / statistics.median(f['peak_rss_mb']):.2f}×, "
+                      f"time {statistics.median(e['seconds']) / statistics.median(f['seconds']):.2f}×")
 
 
 if __name__ == "__main__":

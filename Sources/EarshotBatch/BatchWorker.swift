@@ -10,8 +10,8 @@ import Foundation
 public final class BatchWorker: Sendable {
     public let threads: Int
     public let defaultModel: WhisperModel
-    /// Jobs run at once (`run(_:lane:)`), the threads shared between them: each lane transcribes with its own
-    /// copy of Whisper (`Transcriber.lanes`).
+    /// Jobs run at once (`run(_:lane:)`), the threads shared between them: each lane transcribes on its share of the
+    /// threads, all on one loaded Whisper (`Transcriber.lanes`).
     public let lanes: Int
     private let store: ModelStore
     private let diarizer = Locked<Diarizer?>(nil)

@@ -55,6 +55,11 @@ public actor Transcriber {
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     /// The loaded Whisper, shared with every transcriber of the same model and thread count in the process.
     private let recognizer: SpeechRecognizer
+    /// How many windows of a recording are read at once, each on its own thread of `recognizer`.
+    private let windowsAtOnce: Int
+    /// Whether this transcriber's calls to `recognizer` do not take turns with other callers' (lanes, and windows
+    /// read at once, which each run on a share of the threads).
+    private let readsAlongside: Bool
     /// This transcriber's language and task, given to Whisper on each call.
     private let decoding: SpeechRecognizer.Decoding
     private let detector: VoiceActivityDetector
@@ -63,34 +68,44 @@ public actor Transcriber {
     private let segmenter = SpeechSegmenter.windows
 
     /// Loads Whisper and the voice-activity detector (about half a second for base).
-    public init(_ configuration: Configuration = Configuration(), store: ModelStore = ModelStore()) throws {
-        try self.init(configuration, store: store, floatReference: false)
+    ///
+    /// - Parameter windowsAtOnce: how many of a recording's windows (up to 30 s each) are read at once, each on an
+    ///   equal share of `configuration.threads` (at least one thread each), all on one loaded Whisper. A window's
+    ///   decoding steps cannot keep two threads busy, so on two cores a long recording read two windows at once, one
+    ///   thread each, takes about a quarter less time, with the same text; each window in progress holds its own
+    ///   work (base: about 100 MB more). A recording of one window is then read on fewer threads: choose it for long
+    ///   recordings. 1 (the default) reads one window at a time on all the threads.
+    public init(_ configuration: Configuration = Configuration(), store: ModelStore = ModelStore(), windowsAtOnce: Int = 1) throws {
+        try self.init(configuration, store: store, floatReference: false, windowsAtOnce: windowsAtOnce)
     }
 
     /// - Parameter floatReference: Whisper from setup's float conversion (tests compare it with the shipped one).
-    /// - Parameter lane: which loaded copy of the model to use (`lanes`); 0 is the process's shared one.
-    init(_ configuration: Configuration, store: ModelStore, floatReference: Bool, lane: Int = 0) throws {
+    /// - Parameter alongside: whether this transcriber is one of several lanes sharing one loaded Whisper (`lanes`).
+    init(_ configuration: Configuration, store: ModelStore, floatReference: Bool, windowsAtOnce: Int = 1, alongside: Bool = false) throws {
         self.configuration = configuration
         self.store = store
         decoding = configuration.decoding
         try SpeechRecognizer.check(decoding, for: configuration.model)  // before loading anything
-        recognizer = try SpeechRecognizer.shared(model: configuration.model, threads: configuration.threads, store: store,
-                                                 floatReference: floatReference, lane: lane)
+        let windowsAtOnce = max(1, windowsAtOnce)
+        self.windowsAtOnce = windowsAtOnce
+        readsAlongside = alongside || windowsAtOnce > 1
+        recognizer = try SpeechRecognizer.shared(model: configuration.model, threads: max(1, configuration.threads / windowsAtOnce),
+                                                 store: store, floatReference: floatReference)
         detector = try VoiceActivityDetector(settings: .files, store: store)
     }
 
-    /// Transcribers for reading several recordings at once: `count` of them, each with a Whisper of its own on an
-    /// equal share of `configuration.threads` (at least one thread each). Use one per task, each task taking the
-    /// next recording as it finishes one. A decoding step of one window is too small to keep two threads busy, so
-    /// on two cores two recordings read at once, one thread each, took about a quarter less time than one after
-    /// another on both threads (base, 40 short files), with the same text: Whisper's results do not depend on its
-    /// thread count. Each lane holds its own copy of the model (base: about 300 MB more per lane).
+    /// Transcribers for reading several recordings at once: `count` of them, each on an equal share of
+    /// `configuration.threads` (at least one thread each), all on one loaded Whisper that they call without taking
+    /// turns. Use one per task, each task taking the next recording as it finishes one. A decoding step of one window
+    /// is too small to keep two threads busy, so on two cores two recordings read at once, one thread each, took a
+    /// fifth to a quarter less time than one after another on both threads (base, 40 short files), with the same text:
+    /// Whisper's results do not depend on its thread count. Each recording in progress holds its own work.
     public static func lanes(_ configuration: Configuration = Configuration(), count: Int,
                              store: ModelStore = ModelStore()) throws -> [Transcriber] {
         let count = max(1, count)
         var each = configuration
         each.threads = max(1, configuration.threads / count)
-        return try (0..<count).map { try Transcriber(each, store: store, floatReference: false, lane: $0) }
+        return try (0..<count).map { _ in try Transcriber(each, store: store, floatReference: false, alongside: count > 1) }
     }
 
     private struct Key: Hashable, Sendable { let configuration: Configuration; let home: URL }
@@ -137,21 +152,35 @@ public actor Transcriber {
         let pieces = PieceStream(segmenter: segmenter, detector: detector, sampleRate: SpeechRecognizer.sampleRate)
         var segments: [TranscriptSegment] = []
         var language: String?, languageProbability: Double?
+        // windows go to the lanes as the pieces are found, and are taken back in their order
+        let (recognizer, decoding, alongside) = (recognizer, decoding, readsAlongside)
+        let inFlight = WindowsInFlight<PieceStream.Ready>(lanes: windowsAtOnce) { samples in
+            alongside ? try recognizer.transcribeAlongside(window: samples, as: decoding)
+                : try recognizer.transcribe(window: samples, as: decoding)
+        }
+        defer { inFlight.finishAll() }  // after an error, nothing is left running on the lanes
+        func take() throws {
+            guard let (item, result) = inFlight.next() else { return }
+            let window = try result.get()
+            ProcessMemory.releaseFreeHeap()  // or hours of windows leave the heap full of holes
+            progress(Double(pieces.length) / rate)
+            if language == nil && !window.segments.isEmpty {
+                (language, languageProbability) = (window.language, window.languageProbability)
+            }
+            // window times (never past the window's audio) to the recording's
+            let read = window.segments.map { $0.shifted(by: Double(item.piece.read.start) / rate) }
+            segments += read
+            if !read.isEmpty { segmentsRead?(read) }
+        }
         func read(_ ready: [PieceStream.Ready]) throws {
             for item in ready {
                 // a transcription whose task was cancelled (its client left, its reading is no longer wanted) stops
                 // before its next window; one still waiting for the transcriber stops before its first
                 try Task.checkCancellation()
-                let window = try recognizer.transcribe(window: item.samples, as: decoding)
-                ProcessMemory.releaseFreeHeap()  // or hours of windows leave the heap full of holes
-                progress(Double(pieces.length) / rate)
-                if language == nil && !window.segments.isEmpty {
-                    (language, languageProbability) = (window.language, window.languageProbability)
-                }
-                // window times (never past the window's audio) to the recording's
-                let read = window.segments.map { $0.shifted(by: Double(item.piece.read.start) / rate) }
-                segments += read
-                if !read.isEmpty { segmentsRead?(read) }
+                while inFlight.isFull { try take() }
+                inFlight.submit(item, samples: item.samples)
+                // one lane: each window is read before the next is looked for, the VAD not competing for the threads
+                if windowsAtOnce == 1 { try take() }
             }
         }
         while let block = try next() {
@@ -159,6 +188,7 @@ public actor Transcriber {
             progress(Double(pieces.length) / rate)
         }
         try read(pieces.finish())
+        while !inFlight.isEmpty { try take() }
         var transcript = Transcript(source: source, model: recognizer.model.rawValue, duration: Double(pieces.length) / rate,
                                     segments: segments, language: language ?? decoding.language)
         transcript.languageProbability = languageProbability

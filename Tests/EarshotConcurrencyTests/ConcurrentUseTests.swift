@@ -46,6 +46,30 @@ final class ConcurrentUseTests: XCTestCase {
         XCTAssertLessThanOrEqual(Double(errors) / Double(words), 0.2)
     }
 
+    /// Lanes (several recordings at once) and windows read at once share one loaded Whisper and call it from several
+    /// threads without taking turns: each recording still reads as it does alone.
+    func testLanesAndWindowsReadAtOnceOnOneLoadedWhisper() async throws {
+        let alone = Transcriber.Configuration(model: .tinyEn, threads: 1)
+        let audio = try (0..<Self.tasks).map { try TestAudio.speech(Sentences.all[$0]) }
+        var expected: [String] = []
+        for clip in audio { expected.append(try await Transcriber.shared(alone).transcribe(clip, source: "").text) }
+        let lanes = try Transcriber.lanes(Transcriber.Configuration(model: .tinyEn, threads: 4), count: 4)
+        var read = [String](repeating: "", count: audio.count)
+        try await InOrderLanes.run(count: audio.count, lanes: lanes.count, work: { i, lane in
+            (try? await lanes[lane].transcribe(audio[i], source: "").text) ?? "failed"
+        }, emit: { i, text in read[i] = text })
+        XCTAssertEqual(read, expected)
+        // two windows of one recording at once, on the same loaded Whisper
+        var long: [Float] = []
+        while long.count < 45 * 16000 { long += audio[long.count % audio.count].samples + TestAudio.silence(seconds: 0.8) }
+        let recording = AudioBuffer(samples: long, sampleRate: 16000)
+        let oneAtATime = try await Transcriber.shared(alone).transcribe(recording, source: "long")
+        let twoAtOnce = try await Transcriber(Transcriber.Configuration(model: .tinyEn, threads: 2), windowsAtOnce: 2)
+            .transcribe(recording, source: "long")
+        XCTAssertGreaterThan(oneAtATime.segments.last?.end ?? 0, 35, "more than one window")
+        XCTAssertEqual(twoAtOnce.segments, oneAtATime.segments)
+    }
+
     func testEightTasksClassifyWithOneClassifier() async throws {
         let classifier = try SoundClassifier.builtIn()
         let clips = (0..<Self.tasks).map { i in

@@ -56,6 +56,29 @@ final class FileTranscriberTests: XCTestCase {
         XCTAssertLessThanOrEqual(Double(errors) / Double(words), 0.15)
     }
 
+    /// A recording of several windows read two windows at once, on two copies of Whisper: the same transcript,
+    /// segment for segment and word for word, as one window at a time, and its segments streamed in their order.
+    func testWindowsReadAtOnceGiveTheSameTranscriptInOrder() async throws {
+        var samples = TestAudio.silence(seconds: 0.5)
+        while samples.count < 75 * 16000 {
+            for sentence in Sentences.all where samples.count < 75 * 16000 {
+                samples += try TestAudio.speech(sentence).samples + TestAudio.silence(seconds: 0.8)
+            }
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-windows-\(UUID().uuidString).wav")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try WAVWriter.pcm16(samples, sampleRate: 16000).write(to: file)
+        let configuration = Transcriber.Configuration(model: .tinyEn, threads: 2, words: true)
+        let oneAtATime = try await Transcriber(configuration).transcribe(file: file.path, source: "long")
+        let streamed = Locked<[TranscriptSegment]>([])
+        let read = try await Transcriber(configuration, windowsAtOnce: 2).transcribe(file: file.path, source: "long", segments: { segments in
+            streamed.withLock { $0 += segments }
+        })
+        XCTAssertGreaterThanOrEqual(Set(oneAtATime.segments.map { Int($0.start / 30) }).count, 3, "several windows")
+        XCTAssertEqual(read, oneAtATime)
+        XCTAssertEqual(streamed.withLock { $0 }, oneAtATime.segments)
+    }
+
     func testSilenceAndNoiseGiveAnEmptyTranscript() async throws {
         var noise = TestAudio.silence(seconds: 10)
         var state: UInt32 = 12345

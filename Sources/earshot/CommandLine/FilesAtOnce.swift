@@ -1,8 +1,25 @@
+import EarshotCore
+import EarshotSpeech
+
 /// `--jobs`: how many input files a command works on at once (`earshot transcribe`, `earshot batch`), each lane on
-/// its share of the threads with its own copy of Whisper (`Transcriber.lanes`). By default one file per thread, as
+/// its share of the threads, all on one loaded Whisper (`Transcriber.lanes`). By default one file per thread, as
 /// one window's decoding cannot keep two threads busy; never more lanes than files.
 enum FilesAtOnce {
     static func count(_ args: ParsedArguments, threads: Int, files: Int) throws -> Int {
         max(1, min(try args.optionalInt("jobs", range: 1...64) ?? threads, files))
+    }
+
+    /// With one file, `--jobs` is how many of its windows are read at once (`Transcriber(windowsAtOnce:)`). By default
+    /// one per thread, unless the file says it is no longer than one window: then one window on all the threads,
+    /// which reads a short file sooner. Several files read one at a time (`--speakers`) read one window at a time.
+    static func windows(_ args: ParsedArguments, threads: Int, files: [String]) throws -> Int {
+        if let jobs = try args.optionalInt("jobs", range: 1...64) { return files.count == 1 ? jobs : 1 }
+        guard files.count == 1, let file = files.first else { return 1 }
+        // standard input is not opened twice
+        guard file != "-" else { return max(1, threads) }
+        // a file that cannot be opened fails where it is read, with its reason, and loads no more copies for that
+        guard let stream = try? AudioFileStream(path: file, sampleRate: SpeechRecognizer.sampleRate) else { return 1 }
+        if let duration = stream.expectedDuration, duration <= SpeechRecognizer.maxSeconds { return 1 }
+        return max(1, threads)
     }
 }

@@ -24,7 +24,7 @@ enum TranscribeCommand {
             Option(name: "speakers", value: nil, help: "Who said what: segments and words labelled by speaker (enrolled names)."),
             Option(name: "num-speakers", value: "n", help: "With --speakers: the number of speakers, when known."),
             Option(name: "output", value: "dir", help: "Write <name>.<fmt> per input into this folder instead of stdout."),
-            Option(name: "jobs", value: "n", help: "Files read at once, each on its share of the threads (default: one per thread)."),
+            Option(name: "jobs", value: "n", help: "Files read at once, each on its share of the threads (default: one per thread); with one file, its 30 s windows read at once."),
             Option(name: "no-progress", value: nil, help: "Hide the progress bar shown on a terminal."),
         ],
         examples: [
@@ -79,7 +79,8 @@ enum TranscribeCommand {
             let lanes = try Transcriber.lanes(speech, count: jobs)
             try await readInOrder(args.positionals, lanes: lanes, progress: showProgress, emit: emit)
         } else {
-            let transcriber = try Transcriber.shared(speech)
+            let windows = try FilesAtOnce.windows(args, threads: speech.threads, files: args.positionals)
+            let transcriber = windows > 1 ? try Transcriber(speech, windowsAtOnce: windows) : try Transcriber.shared(speech)
             let diarizer = speakers ? try Diarizer() : nil
             for path in args.positionals {
                 // drawn only once the work has taken a second, so short files never flash a bar
@@ -109,7 +110,7 @@ enum TranscribeCommand {
     /// How many files are read at once (`FilesAtOnce`); with `--speakers` one at a time.
     static func filesAtOnce(_ args: ParsedArguments, threads: Int, speakers: Bool) throws -> Int {
         guard speakers else { return try FilesAtOnce.count(args, threads: threads, files: args.positionals.count) }
-        if try args.optionalInt("jobs", range: 1...64) ?? 1 > 1 {
+        if args.positionals.count > 1, try args.optionalInt("jobs", range: 1...64) ?? 1 > 1 {
             throw UsageError(message: "--speakers reads one file at a time: leave out --jobs", path: args.path)
         }
         return 1

@@ -1,0 +1,76 @@
+import Foundation
+
+/// The windows of one recording read on several lanes at once, their results taken in the windows' order. A window's
+/// decoding steps are too small to keep two threads busy, so two windows read side by side, one thread each, finish
+/// sooner than one after the other on both threads; the text is the same, as each window is decoded alone with the
+/// same options and Whisper's results do not depend on its thread count.
+///
+/// Used from one thread (the transcriber's): `submit` hands a window to the first lane that is free (waiting for
+/// one when all are busy), `next` waits for the oldest window's result. At most `limit` windows are held at a time,
+/// so memory stays bounded however long the recording.
+final class WindowsInFlight<Item>: @unchecked Sendable {
+    // @unchecked: `free` is guarded by `freeLock`; `pending` is touched only by the one thread that uses this.
+    typealias Read = (item: Item, result: Result<SpeechRecognizer.WindowResult, Error>)
+    typealias Reader = @Sendable (ArraySlice<Float>) throws -> SpeechRecognizer.WindowResult
+
+    /// One submitted window: its result is set on its lane's queue, then `done` is signalled.
+    private final class Pending: @unchecked Sendable {
+        // @unchecked: `result` is written once on a lane before `done.signal()` and read only after `done.wait()`
+        let item: Item
+        var result: Result<SpeechRecognizer.WindowResult, Error> = .failure(CancellationError())
+        let done = DispatchSemaphore(value: 0)
+        init(_ item: Item) { self.item = item }
+    }
+
+    private let reader: Reader
+    private let queues: [DispatchQueue]
+    /// Lanes not reading a window now.
+    private var free: [Int]
+    private let freeLock = NSLock()
+    private let laneFreed: DispatchSemaphore
+    private var pending: [Pending] = []
+    /// The most windows submitted and not yet taken: two per lane, so a lane that finishes a short window finds the
+    /// next one waiting while the oldest is still being read.
+    let limit: Int
+
+    /// `reader` reads one window; it is called from `lanes` threads at once.
+    init(lanes: Int, reader: @escaping Reader) {
+        let lanes = max(1, lanes)
+        self.reader = reader
+        queues = (0..<lanes).map { DispatchQueue(label: "earshot.transcriber.window-lane-\($0)") }
+        free = Array((0..<lanes).reversed())
+        laneFreed = DispatchSemaphore(value: lanes)
+        limit = 2 * lanes
+    }
+
+    var isFull: Bool { pending.count >= limit }
+    var isEmpty: Bool { pending.isEmpty }
+
+    /// Starts reading `samples` on the next free lane; call only when not `isFull`.
+    func submit(_ item: Item, samples: ArraySlice<Float>) {
+        precondition(!isFull)
+        let window = Pending(item)
+        pending.append(window)
+        laneFreed.wait()
+        let lane = freeLock.withLock { free.removeLast() }
+        queues[lane].async {
+            window.result = Result { try self.reader(samples) }
+            self.freeLock.withLock { self.free.append(lane) }
+            self.laneFreed.signal()
+            window.done.signal()
+        }
+    }
+
+    /// The oldest submitted window and its result, once it is read; nil when none is waiting.
+    func next() -> Read? {
+        guard !pending.isEmpty else { return nil }
+        let window = pending.removeFirst()
+        window.done.wait()
+        return (window.item, window.result)
+    }
+
+    /// Waits for every window still being read (after an error, so nothing runs on once the caller has returned).
+    func finishAll() {
+        while next() != nil {}
+    }
+}
