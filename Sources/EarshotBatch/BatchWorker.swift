@@ -16,7 +16,9 @@ public final class BatchWorker: Sendable {
     private let store: ModelStore
     private let diarizer = Locked<Diarizer?>(nil)
     private let classifier = Locked<SoundClassifier?>(nil)
-    private let laneTranscribers = Locked<[Transcriber.Configuration: [Transcriber]]>([:])
+    /// Each configuration's lanes (light: they share the loaded Whisper), the 16 most recently used kept, as
+    /// `Transcriber.shared` keeps its: a manifest whose jobs each give their own prompt makes a configuration a job.
+    private let laneTranscribers = SharedInstances<Transcriber.Configuration, [Transcriber]>(capacity: 16)
 
     public init(threads: Int = SpeechRecognizer.defaultThreadCount, model: WhisperModel = .default, store: ModelStore = ModelStore(),
                 lanes: Int = 1) {
@@ -78,12 +80,7 @@ public final class BatchWorker: Sendable {
     /// The process's shared transcriber with one lane; with more, this lane's, made for every lane on first use.
     private func transcriber(for configuration: Transcriber.Configuration, lane: Int) throws -> Transcriber {
         guard lanes > 1 else { return try Transcriber.shared(configuration, store: store) }
-        return try laneTranscribers.withLock { held in
-            if let made = held[configuration] { return made[lane] }
-            let made = try Transcriber.lanes(configuration, count: lanes, store: store)
-            held[configuration] = made
-            return made[lane]
-        }
+        return try laneTranscribers.instance(for: configuration) { try Transcriber.lanes(configuration, count: lanes, store: store) }[lane]
     }
 
     private func loadedDiarizer() throws -> Diarizer {

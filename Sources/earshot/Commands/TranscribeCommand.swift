@@ -12,7 +12,8 @@ enum TranscribeCommand {
         Speech is found with a voice-activity detector and each stretch is read by Whisper, so files of any
         length work and silence yields no text. WAV, FLAC, Ogg, MP3 and AIFF are read directly; m4a, webm
         and other containers through ffmpeg. '-' reads a whole file from standard input. Recordings are read
-        a block at a time, so a two-hour file needs no more memory than a minute.
+        a block at a time, so a two-hour file needs no more memory than a minute. Several files, or the 30 s
+        windows of one long file, are read one per thread at once; '--jobs 1' reads one at a time.
         """,
         options: SpeechOptions.all + [
             Option(name: "format", value: "fmt", help: "txt (default), srt, vtt or json."),
@@ -24,7 +25,7 @@ enum TranscribeCommand {
             Option(name: "speakers", value: nil, help: "Who said what: segments and words labelled by speaker (enrolled names)."),
             Option(name: "num-speakers", value: "n", help: "With --speakers: the number of speakers, when known."),
             Option(name: "output", value: "dir", help: "Write <name>.<fmt> per input into this folder instead of stdout."),
-            Option(name: "jobs", value: "n", help: "Files read at once, each on its share of the threads (default: one per thread); with one file, its 30 s windows read at once."),
+            Option(name: "jobs", value: "n", help: "Files (or one file's 30 s windows) read at once (default: one per thread)."),
             Option(name: "no-progress", value: nil, help: "Hide the progress bar shown on a terminal."),
         ],
         examples: [
