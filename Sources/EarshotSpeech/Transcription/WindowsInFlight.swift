@@ -5,15 +5,15 @@ import Foundation
 /// sooner than one after the other on both threads; the text is the same, as each window is decoded alone with the
 /// same options and Whisper's results do not depend on its thread count.
 ///
-/// Used from one thread (the transcriber's): `submit` hands a window to the first lane that is free (waiting for
-/// one when all are busy), `next` waits for the oldest window's result. At most `limit` windows are held at a time,
-/// so memory stays bounded however long the recording.
+/// Used from one thread (the transcriber's): `submit` starts a window as soon as a lane is free (waiting for one when
+/// all are busy), `next` waits for the oldest window's result. At most `limit` windows are held at a time, so memory
+/// stays bounded however long the recording.
 final class WindowsInFlight<Item>: @unchecked Sendable {
-    // @unchecked: `free` is guarded by `freeLock`; `pending` is touched only by the one thread that uses this.
+    // @unchecked: `pending` is touched only by the one thread that uses this; the rest is immutable.
     typealias Read = (item: Item, result: Result<SpeechRecognizer.WindowResult, Error>)
     typealias Reader = @Sendable (ArraySlice<Float>) throws -> SpeechRecognizer.WindowResult
 
-    /// One submitted window: its result is set on its lane's queue, then `done` is signalled.
+    /// One submitted window: its result is set on the lane that read it, then `done` is signalled.
     private final class Pending: @unchecked Sendable {
         // @unchecked: `result` is written once on a lane before `done.signal()` and read only after `done.wait()`
         let item: Item
@@ -23,23 +23,19 @@ final class WindowsInFlight<Item>: @unchecked Sendable {
     }
 
     private let reader: Reader
-    private let queues: [DispatchQueue]
-    /// Lanes not reading a window now.
-    private var free: [Int]
-    private let freeLock = NSLock()
-    private let laneFreed: DispatchSemaphore
+    /// The lanes: a concurrent queue, `lanesFree` keeping it to `lanes` windows at a time.
+    private let queue = DispatchQueue(label: "earshot.transcriber.windows", attributes: .concurrent)
+    private let lanesFree: DispatchSemaphore
     private var pending: [Pending] = []
-    /// The most windows submitted and not yet taken: two per lane, so a lane that finishes a short window finds the
-    /// next one waiting while the oldest is still being read.
+    /// The most windows submitted and not yet taken: two per lane, so a lane that finishes a short window is given the
+    /// next one while the oldest is still being read.
     let limit: Int
 
     /// `reader` reads one window; it is called from `lanes` threads at once.
     init(lanes: Int, reader: @escaping Reader) {
         let lanes = max(1, lanes)
         self.reader = reader
-        queues = (0..<lanes).map { DispatchQueue(label: "earshot.transcriber.window-lane-\($0)") }
-        free = Array((0..<lanes).reversed())
-        laneFreed = DispatchSemaphore(value: lanes)
+        lanesFree = DispatchSemaphore(value: lanes)
         limit = 2 * lanes
     }
 
@@ -51,12 +47,10 @@ final class WindowsInFlight<Item>: @unchecked Sendable {
         precondition(!isFull)
         let window = Pending(item)
         pending.append(window)
-        laneFreed.wait()
-        let lane = freeLock.withLock { free.removeLast() }
-        queues[lane].async {
-            window.result = Result { try self.reader(samples) }
-            self.freeLock.withLock { self.free.append(lane) }
-            self.laneFreed.signal()
+        lanesFree.wait()
+        queue.async { [reader, lanesFree] in
+            window.result = Result { try reader(samples) }
+            lanesFree.signal()
             window.done.signal()
         }
     }
