@@ -17,7 +17,7 @@ enum FilesAtOnce {
         guard files.count == 1, let file = files.first else { return 1 }
         // standard input is not opened twice
         guard file != "-" else { return max(1, threads) }
-        // a file that cannot be opened fails where it is read, with its reason, and loads no more copies for that
+        // a file that cannot be opened fails where it is read, with its reason
         guard let stream = try? AudioFileStream(path: file, sampleRate: SpeechRecognizer.sampleRate) else { return 1 }
         if let duration = stream.expectedDuration, duration <= SpeechRecognizer.maxSeconds { return 1 }
         return max(1, threads)
