@@ -36,8 +36,6 @@ public enum LanguageModelChoice: String, Sendable, CaseIterable {
     }
 }
 
-/// A chat model run with llama.cpp: greedy decoding (the same transcript gives the same title), optionally
-/// constrained by a GBNF grammar so the output always parses.
 /// A chat model run with llama.cpp in this process: greedy decoding (the same transcript gives the same title),
 /// optionally constrained by a GBNF grammar so the output always parses. The notes pipeline runs it in a
 /// process of its own (`RunnerChatModel`), so that a crash in llama.cpp cannot take the caller down.
@@ -56,6 +54,9 @@ public final class LanguageModel: ChatModel {
     /// The length of the prompt at the start of `cached`: its batches up to any of its cuts (`promptCuts`) are what
     /// a fresh run of a prompt starting the same way would decode.
     private var cachedPromptCount = 0
+    /// Where the beginning this model shares between prompts is kept for the next load (nil: nowhere), and what it holds.
+    private let savedPrompt: SavedPrompt?
+    private var savedTokens: ArraySlice<llama_token> = []
     static let promptChunk = 64
     /// Tokens generated and seconds spent, over this model's life (for tokens/s reports).
     public private(set) var generatedTokens = 0
@@ -74,8 +75,10 @@ public final class LanguageModel: ChatModel {
     }
     private let generationLock: URL
 
+    /// `remembersPrompts`: keep the beginning that consecutive prompts share on disk (`SavedPrompt`) and start from
+    /// the one kept there; the runner host does, so that it does not read the note writer's rules again at each start.
     public init(_ choice: LanguageModelChoice = .standard, store: ModelStore = ModelStore(), threads: Int = 2,
-                contextTokens: Int = 4096) throws {
+                contextTokens: Int = 4096, remembersPrompts: Bool = false) throws {
         let path = try store.file(choice.file, of: "\(choice.displayName) (language model)")
         let (model, context) = try LlamaRuntime.load(path, contextTokens: contextTokens, threads: threads, embeddings: false)
         self.choice = choice
@@ -85,6 +88,10 @@ public final class LanguageModel: ChatModel {
         self.context = context
         vocab = llama_model_get_vocab(model)
         template = llama_model_chat_template(model, nil).map { String(cString: $0) }
+        savedPrompt = remembersPrompts ? SavedPrompt(modelPath: path, home: store.home) : nil
+        if let saved = savedPrompt?.load(into: context, capacity: contextTokens) {
+            (cached, cachedPromptCount, savedTokens) = (saved, saved.count, saved[...])
+        }
     }
 
     deinit {
@@ -205,6 +212,12 @@ public final class LanguageModel: ChatModel {
             position = 0
         }
         cached = Array(tokens[..<position])
+        // a beginning this prompt shares with the one before (the rules and examples before every transcript, or one
+        // transcript before its next question) is what the next start of this model may share too
+        if let savedPrompt, position > 0, tokens[..<position] != savedTokens {
+            savedPrompt.save(tokens[..<position], from: context)
+            savedTokens = tokens[..<position]
+        }
         promptTokens += tokens.count - position
         var input = tokens
         for end in cuts + [tokens.count] where end > position {

@@ -29,7 +29,7 @@ public enum LanguageRunnerService {
         do {
             switch try LanguageRunner.Kind(arguments: arguments) {
             case let .chat(choice):
-                let model = try LanguageModel(choice, store: store, threads: threads)
+                let model = try LanguageModel(choice, store: store, threads: threads, remembersPrompts: true)
                 handler = { request in try answer(request, model: model) }
             case .embed:
                 let embedder = try TextEmbedder(store: store, threads: threads)

@@ -20,7 +20,39 @@ public struct NoteWriter {
     public let model: any ChatModel
     public init(model: any ChatModel) { self.model = model }
 
-    static let system = "You help people file their voice notes. Answer with exactly what is asked, nothing else."
+    /// Every rule of the three questions is here, in a system message that is the same for every note, and each
+    /// question after the transcript is a few words: a language model keeps what it has read of a prompt that begins
+    /// as the last one did, up to a paragraph break (`LanguageModel.promptCuts`), so this part is decoded once per
+    /// loaded model rather than once per question. With the rules after each transcript a note's three prompts were
+    /// ~200 tokens, about 3 s of a 2-core machine's 6; now they are the transcript and ~30 tokens more.
+    static let system = """
+    You help people file their voice notes. Answer with exactly what is asked, nothing else.
+
+    Action items are things someone has to do, as a JSON array of short imperative phrases. When the note names the \
+    person who will do one, begin that item with their name and a colon; when it says by when, keep the day or date \
+    in the item. Never add a name the note does not say. A note with nothing to do (an idea, a story) has none: reply [].
+    A summary says what this note says in one or two sentences. A title names the note's topic in a few words, as a \
+    file name would, never a sentence: at most \(maxTitleWords) words.
+
+    Two examples.
+    Transcript: \"\"\"Call with Ben from the garage. The brakes need new pads, about two hundred euros. Ben will order \
+    the parts by Wednesday. I have to bring the car in on Friday morning.\"\"\"
+    Action items: ["Ben: Order the brake pads by Wednesday", "Bring the car in on Friday morning"]
+    Summary: The brakes need new pads for about two hundred euros; Ben orders them by Wednesday and the car goes in on \
+    Friday morning.
+    Title: Brake Pads at the Garage
+
+    Transcript: \"\"\"Reminder for Thursday. Pick up the parcel at the post office and return the library books.\"\"\"
+    Action items: ["Pick up the parcel at the post office on Thursday", "Return the library books on Thursday"]
+    Summary: On Thursday, pick up the parcel at the post office and return the library books.
+    Title: Parcel and Library Books
+    """
+
+    /// The messages of one question about a transcript: the shared system message, then the transcript after a
+    /// paragraph break of its own (so that the prompt is cut there, and the next note reuses all before it).
+    static func request(_ body: String, _ question: String) -> [ChatMessage] {
+        [.init("system", system), .init("user", "Voice note transcript:\n\n\"\"\"\(body)\"\"\"\n\n\(question)")]
+    }
 
     /// GBNF: a JSON array of up to 10 short strings, or [].
     static let actionsGrammar = #"""
@@ -46,16 +78,8 @@ public struct NoteWriter {
     }
 
     func title(_ body: String, summary: String, transcript: String) throws -> (title: String, fromModel: Bool) {
-        let reply = try model.reply(to: [
-            .init("system", Self.system),
-            .init("user", """
-            Voice note transcript:
-            \"\"\"\(body)\"\"\"
-
-            Write a title for this note: at most \(Self.maxTitleWords) words naming its topic, not its first words. Reply with the title only.
-            """),
-        ], maxTokens: 24, grammar: nil)
-        let title = Self.cleanTitle(reply)
+        let reply = try model.reply(to: Self.request(body, "Title, in a few words?"), maxTokens: 24, grammar: nil)
+        let title = Self.cleanTitle(Self.afterLabel("Title:", in: reply))
         if title.isEmpty || Self.copiesOpening(title, of: transcript) || Self.echoesInstructions(title) {
             return (Titles.keywords(from: summary.isEmpty ? transcript : summary + " " + transcript), false)
         }
@@ -63,30 +87,12 @@ public struct NoteWriter {
     }
 
     func summary(of body: String, sentences: String) throws -> String {
-        let reply = try model.reply(to: [
-            .init("system", Self.system),
-            .init("user", """
-            Voice note transcript:
-            \"\"\"\(body)\"\"\"
-
-            Summarise this note in \(sentences) sentences.
-            """),
-        ], maxTokens: 120, grammar: nil)
-        return Self.firstSentences(reply, count: sentences == "one or two" ? 2 : 3)
+        let reply = try model.reply(to: Self.request(body, sentences == "one or two" ? "Summary?" : "Summarise this part of a note in \(sentences) sentences."), maxTokens: 120, grammar: nil)
+        return Self.firstSentences(Self.afterLabel("Summary:", in: reply), count: sentences == "one or two" ? 2 : 3)
     }
 
     func actions(_ chunk: String) throws -> [String] {
-        let reply = try model.reply(to: [
-            .init("system", Self.system),
-            .init("user", """
-            Voice note transcript:
-            \"\"\"\(chunk)\"\"\"
-
-            List the action items in this note (things someone has to do) as a JSON array of short imperative phrases. \
-            When the note names the person who will do one, begin that item with their name and a colon; when it says by \
-            when, keep the day or date. Never add a name the note does not say. If there are none, reply [].
-            """),
-        ], maxTokens: 300, grammar: Self.actionsGrammar)
+        let reply = try model.reply(to: Self.request(chunk, "Action items?"), maxTokens: 300, grammar: Self.actionsGrammar)
         let items = (try? JSONDecoder().decode([String].self, from: Data(reply.utf8))) ?? []
         return items.map { Self.withoutInventions($0.trimmingCharacters(in: .whitespacesAndNewlines), said: chunk) }.filter { $0.count >= 3 }
     }
@@ -143,6 +149,13 @@ public struct NoteWriter {
         let rest = current.trimmingCharacters(in: .whitespacesAndNewlines)
         if !rest.isEmpty { result.append(rest) }
         return result.isEmpty ? [text] : result
+    }
+
+    /// A reply without everything up to its last `label` ("Summary:"): the model sometimes answers in the system
+    /// message's example format, labels and all, and then may write the other answers before the one asked for.
+    static func afterLabel(_ label: String, in reply: String) -> String {
+        guard let found = reply.range(of: label, options: [.caseInsensitive, .backwards]) else { return reply }
+        return String(reply[found.upperBound...]).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     static func firstSentences(_ text: String, count: Int) -> String {
