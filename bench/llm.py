@@ -9,7 +9,8 @@
 2. Quality and time on a judged set (bench/data/judged-notes.json: 20 transcripts of meetings, reminders, ideas
    and calls): titles the model wrote vs key-word fallbacks, action items naming their owner and their date where
    the note says them, seconds per note (title + summary + action items); and the same notes written in one process
-   without and with prompt-lookup decoding, side by side.
+   without and with prompt-lookup decoding, side by side; then three notes of a minute's speech each
+   (bench/data/minute-notes.json) through the runner.
 usage: python3 bench/llm.py [--models default,small] [--rounds N] [--skip-speed] [--skip-notes]
 """
 import argparse
@@ -102,12 +103,26 @@ def invented(result, transcript):
     return sum(1 for n in names if n.lower() not in transcript.lower())
 
 
+def judge_minute_notes(name):
+    """Three notes of about 150 words (a minute of speech) through the runner, right after the judged set: seconds per
+    note, owners and dates kept, as one table row's cells."""
+    path = os.path.join(ROOT, "bench/data/minute-notes.json")
+    judged = json.load(open(path))
+    run = subprocess.run([BENCH, "llm-notes", name, path], check=True, capture_output=True, text=True)
+    results = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
+    owners = [(r, a["owner"]) for r, j in zip(results, judged) for a in j["actions"] if a["owner"]]
+    dates = [(r, a["date"]) for r, j in zip(results, judged) for a in j["actions"] if a["date"]]
+    seconds = ", ".join(f"{r['seconds']:.1f}" for r in results)
+    return (f"{seconds} | {sum(mentions(r['actions'], o) for r, o in owners)}/{len(owners)} | "
+            f"{sum(mentions(r['actions'], d) for r, d in dates)}/{len(dates)}")
+
+
 def notes(models):
     judged = json.load(open(os.path.join(ROOT, "bench/data/judged-notes.json")))
     print("\n| model | titles by the model | actions with their owner | actions with their date | invented owners | "
           "seconds per note (median) | slowest |")
     print("|---|---|---|---|---|---|---|")
-    examples, lookup = {}, {}
+    examples, lookup, minute = {}, {}, {}
     # each model as the pipeline runs it (its runner, prompt lookup on), then in this process without and with prompt
     # lookup, side by side: the seconds it saves and whether the notes come out the same
     runs = [(name, label, draft) for name in models
@@ -127,6 +142,11 @@ def notes(models):
               f"{statistics.median(seconds):.1f} | {max(seconds):.1f} |", flush=True)
         if not draft:
             examples[name] = results
+            minute[name] = judge_minute_notes(name)
+    print("\n| model | one-minute notes (bench/data/minute-notes.json), seconds each | actions with their owner | with their date |")
+    print("|---|---|---|---|")
+    for name in models:
+        print(f"| {name} | {minute[name]} |", flush=True)
     for name in models:
         off, on = lookup[(name, "0")], lookup[(name, "3")]
         same = sum((a["title"], a["summary"], a["actions"]) == (b["title"], b["summary"], b["actions"]) for a, b in zip(off, on))
