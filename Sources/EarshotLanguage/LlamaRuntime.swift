@@ -13,6 +13,18 @@ enum LlamaRuntime {
 
     static func start() { _ = initialised }
 
+    /// What tells one version of `path` and of setup's llama.cpp build from another: the file's size and modification
+    /// time, and the stamp setup writes beside the libraries. What is named by it (a runner's socket, a saved prompt)
+    /// is never used with another build.
+    static func buildIdentity(of path: String, home: URL) -> Data {
+        var identity = Data()
+        if let attributes = try? FileManager.default.attributesOfItem(atPath: path) {
+            identity.append(Data("\(attributes[.size] ?? 0) \((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)".utf8))
+        }
+        identity.append((try? Data(contentsOf: home.appendingPathComponent("runtime/llama/.earshot-stamp"))) ?? Data())
+        return identity
+    }
+
     /// `EARSHOT_LANGUAGE_THREADS`: the threads every llama.cpp context computes with, whatever its caller asked (a
     /// host's worker, which inherits the variable from the client that started its host, or a model loaded in the
     /// caller's own process). One is the choice where other heavy work shares

@@ -17,11 +17,7 @@ struct SavedPrompt {
     let file: URL
 
     init(modelPath: String, home: URL) {
-        var identity = Data(modelPath.utf8)
-        if let attributes = try? FileManager.default.attributesOfItem(atPath: modelPath) {
-            identity.append(Data("\(attributes[.size] ?? 0) \((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)".utf8))
-        }
-        identity.append((try? Data(contentsOf: home.appendingPathComponent("runtime/llama/.earshot-stamp"))) ?? Data())
+        let identity = Data(modelPath.utf8) + LlamaRuntime.buildIdentity(of: modelPath, home: home)
         let name = URL(fileURLWithPath: modelPath).deletingPathExtension().lastPathComponent
         file = home.appendingPathComponent("cache/language-prompts/\(name)-\(SHA256.hex(identity).prefix(12)).state")
     }

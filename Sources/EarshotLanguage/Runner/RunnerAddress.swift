@@ -12,11 +12,8 @@ struct RunnerAddress {
     let log: URL
 
     init(kind: LanguageRunner.Kind, home: URL, executable: String) {
-        var identity = Data((kind.arguments + [executable, home.path]).joined(separator: " ").utf8)
-        if let attributes = try? FileManager.default.attributesOfItem(atPath: executable) {
-            identity.append(Data("\(attributes[.size] ?? 0) \((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)".utf8))
-        }
-        identity.append((try? Data(contentsOf: home.appendingPathComponent("runtime/llama/.earshot-stamp"))) ?? Data())
+        let identity = Data((kind.arguments + [executable, home.path]).joined(separator: " ").utf8)
+            + LlamaRuntime.buildIdentity(of: executable, home: home)
         let name = "language-\(kind.arguments.joined(separator: "-"))-\(SHA256.hex(identity).prefix(12))"
         let folder = home.appendingPathComponent("run")
         lock = folder.appendingPathComponent("\(name).lock")
