@@ -33,10 +33,10 @@ demo: build
 	.build/release/earshot demo
 
 # Setup, then the jobs two at a time (scripts/test-lanes.sh): the Swift suite (stdbuf: its output reaches the log line
-# by line, so a run that is stopped shows the test it was in), and beside it the sanitizer suites, the fuzzers and the
-# Examples package; the client and Ray tests, which mostly wait on real time, in a third lane beside both. Each step's
-# wall and CPU seconds are printed at the end (scripts/timed-step.sh). Three workers, the suite split in two
-# processes, were no faster (BENCHMARKS.md): the two cores are busy throughout, so only less work shortens it.
+# by line, so a run that is stopped shows the test it was in), and beside it the sanitizer suites, the fuzzers, the
+# Examples package and the client and Ray tests. Each step's wall and CPU seconds are printed at the end
+# (scripts/timed-step.sh). Three workers, the suite split in two processes, were no faster (BENCHMARKS.md): the two
+# cores are busy throughout, so only less work shortens it.
 # The Swift suite leaves out the tests the thread-sanitizer job runs: that build is optimised with testing enabled as
 # this one is, so they run once, the same assertions under the sanitizer, instead of twice.
 STEP = scripts/timed-step.sh

@@ -3,11 +3,11 @@
 # after another the steps left a core idle 29% of the time (tests waiting on real-time audio, sockets, a language
 # model; measured with vmstat over a whole run), and the jobs share nothing but the installed models. Worker 1 starts
 # with the Swift suite in the optimised build, its output live; worker 2 with the thread-sanitizer build and suite;
-# then each takes the longest job left: the fuzzers (their build, then short passes), the address-sanitizer build and
-# suite, the Examples package. Fixed lanes ended 57 s apart in the last run with them, and the fuzzers then ran alone;
-# a queue ends within one short job. A third lane runs the openai/browser client tests and then the Ray tests, which
-# mostly wait (below). Nothing asserts a time, so sharing the cores only makes each slower. Every job but the Swift
-# suite keeps its output in .build/test-logs/JOB.log, printed once all are done.
+# then each takes the longest job left: the fuzzers (their build, then short passes), the openai/browser client tests,
+# the address-sanitizer build and suite, the Examples package, the Ray tests. Fixed lanes ended 57 s apart in the last
+# run with them, and the fuzzers then ran alone; a queue ends within one short job. Nothing asserts a time, so sharing
+# the cores only makes each slower. Every job but the Swift suite keeps its output in .build/test-logs/JOB.log,
+# printed once all are done.
 # usage (from the Makefile): scripts/test-lanes.sh SWIFT-TEST-COMMAND...
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -40,38 +40,29 @@ next_job() {
   ) 9> "$QUEUE.lock"
 }
 
-# one job, its output in its log and its exit status beside it
-run_job() {
-  job "$1" > "$LOGS/$1.log" 2>&1 < /dev/null
-  echo $? > "$LOGS/$1.status"
-}
-
-# runs its first job, then whatever the queue holds
+# runs its first job, then whatever the queue holds; a job's exit status is kept beside its log
 worker() {
   local name=$1
   while [ -n "$name" ]; do
-    run_job "$name"
+    job "$name" > "$LOGS/$name.log" 2>&1 < /dev/null
+    echo $? > "$LOGS/$name.status"
     name=$(next_job)
   done
 }
 
 rm -rf "$LOGS"
 mkdir -p "$LOGS"
-# longest first (wall times in two CI-style runs of session 19: fuzzers 256/285 s, ASan 144/173, Examples 123/155)
-printf '%s\n' fuzz asan examples > "$QUEUE"
+# longest first (wall times in two CI-style runs of session 19: fuzzers 256/285 s, clients 251/267, ASan 144/173,
+# Examples 123/155, Ray 77/85)
+printf '%s\n' fuzz clients asan examples ray > "$QUEUE"
 worker tsan &
 TWO=$!
-# The client and Ray tests wait on real time (a browser fed a microphone, a cluster starting and losing workers) far
-# more than they compute: 56 and 19 CPU-seconds of 175 and 74 s in the last CI-style run (session 28). In the queue
-# they held a worker, and so a core, idle for ~170 s; in a third lane of their own they use what the busy two leave.
-( run_job clients; run_job ray ) &
-LIGHT=$!
-trap 'kill -- -$TWO -$LIGHT 2>/dev/null; kill $TWO $LIGHT 2>/dev/null' INT TERM
+trap 'kill -- -$TWO 2>/dev/null; kill $TWO 2>/dev/null' INT TERM
 "$STEP" "swift test" "$@"
 one=$?
 echo "==> the Swift suite ended with $one; the other jobs follow as they end"
 worker "$(next_job)"
-wait $TWO $LIGHT
+wait $TWO
 failed=()
 for log in "$LOGS"/*.log; do
   name=$(basename "$log" .log)
