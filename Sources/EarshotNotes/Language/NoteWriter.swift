@@ -24,7 +24,7 @@ public struct NoteWriter {
     /// question after the transcript is a few words: a language model keeps what it has read of a prompt that begins
     /// as the last one did, up to a paragraph break (`LanguageModel.promptCuts`), so this part is decoded once per
     /// loaded model rather than once per question. With the rules after each transcript a note's three prompts were
-    /// ~200 tokens, about 3 s of a 2-core machine's 6; now they are the transcript and ~30 tokens more.
+    /// ~200 tokens, about 3 s of a 2-core machine's 6; now a median of 67 on the judged notes (BENCHMARKS.md).
     static let system = """
     You help people file their voice notes. Answer with exactly what is asked, nothing else.
 
@@ -87,7 +87,8 @@ public struct NoteWriter {
     }
 
     func summary(of body: String, sentences: String) throws -> String {
-        let reply = try model.reply(to: Self.request(body, sentences == "one or two" ? "Summary?" : "Summarise this part of a note in \(sentences) sentences."), maxTokens: 120, grammar: nil)
+        let question = sentences == "one or two" ? "Summary?" : "Summarise this part of a note in \(sentences) sentences."
+        let reply = try model.reply(to: Self.request(body, question), maxTokens: 120, grammar: nil)
         return Self.firstSentences(Self.afterLabel("Summary:", in: reply), count: sentences == "one or two" ? 2 : 3)
     }
 
