@@ -110,10 +110,16 @@ def judge_minute_notes(name):
     judged = json.load(open(path))
     run = subprocess.run([BENCH, "llm-notes", name, path], check=True, capture_output=True, text=True)
     results = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
+    owners, dates = kept(results, judged)
+    seconds = ", ".join("%.1f" % r["seconds"] for r in results)
+    return f"{seconds} | {owners} | {dates}"
+
+
+def kept(results, judged):
+    """Action items naming their owner, and their date, where the note says them: two "found/asked" cells."""
     owners = [(r, a["owner"]) for r, j in zip(results, judged) for a in j["actions"] if a["owner"]]
     dates = [(r, a["date"]) for r, j in zip(results, judged) for a in j["actions"] if a["date"]]
-    seconds = ", ".join(f"{r['seconds']:.1f}" for r in results)
-    return (f"{seconds} | {sum(mentions(r['actions'], o) for r, o in owners)}/{len(owners)} | "
+    return (f"{sum(mentions(r['actions'], o) for r, o in owners)}/{len(owners)}",
             f"{sum(mentions(r['actions'], d) for r, d in dates)}/{len(dates)}")
 
 
@@ -133,11 +139,10 @@ def notes(models):
         results = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
         if draft:
             lookup[(name, draft)] = results
-        owners = [(r, a["owner"]) for r, j in zip(results, judged) for a in j["actions"] if a["owner"]]
-        dates = [(r, a["date"]) for r, j in zip(results, judged) for a in j["actions"] if a["date"]]
+        owners, dates = kept(results, judged)
         seconds = [r["seconds"] for r in results]
         print(f"| {label} | {sum(r['title_by_model'] for r in results)}/{len(results)} | "
-              f"{sum(mentions(r['actions'], o) for r, o in owners)}/{len(owners)} | {sum(mentions(r['actions'], d) for r, d in dates)}/{len(dates)} | "
+              f"{owners} | {dates} | "
               f"{sum(invented(r, j['transcript']) for r, j in zip(results, judged))} | "
               f"{statistics.median(seconds):.1f} | {max(seconds):.1f} |", flush=True)
         if not draft:

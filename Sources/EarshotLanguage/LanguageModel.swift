@@ -212,11 +212,13 @@ public final class LanguageModel: ChatModel {
             position = 0
         }
         cached = Array(tokens[..<position])
-        // a beginning this prompt shares with the one before (the rules and examples before every transcript, or one
-        // transcript before its next question) is what the next start of this model may share too
-        if let savedPrompt, position > 0, tokens[..<position] != savedTokens {
-            savedPrompt.save(tokens[..<position], from: context)
-            savedTokens = tokens[..<position]
+        // a beginning this prompt shares with the one before is what the next start of this model may share too. Only
+        // a new one is written: one that merely extends what is kept (a transcript before its next question, after
+        // the rules already kept) adds nothing a later prompt would reuse, so the notes write once, not per note.
+        let shared = tokens[..<position]
+        if let savedPrompt, position > 0, savedTokens.isEmpty || !shared.starts(with: savedTokens) {
+            savedPrompt.save(shared, from: context)
+            savedTokens = shared
         }
         promptTokens += tokens.count - position
         var input = tokens
