@@ -12,7 +12,7 @@ RELEASE = -c release -Xswiftc -enable-testing
 # the last CI run). Without it the modules setup built are reused; @testable imports still work (-Xswiftc above).
 TEST_FLAGS = $(RELEASE) --disable-testable-imports
 
-.PHONY: setup build demo serve test check client-tests ray-tests examples tsan tsan-build tsan-run asan asan-build asan-run asan-quick-run fuzz bench avx2-check clean
+.PHONY: setup setup-build build demo serve test check client-tests ray-tests examples tsan tsan-build tsan-run asan asan-build asan-run asan-quick-run fuzz bench avx2-check clean
 
 # setup also builds the CLI to check every runtime on this CPU (earshot doctor, each network in a child process;
 # llama.cpp rebuilt in its portable form if it crashes) and to compute what needs Earshot's own code: the
@@ -20,6 +20,10 @@ TEST_FLAGS = $(RELEASE) --disable-testable-imports
 # network changes).
 setup:
 	@scripts/setup.sh
+	@$(MAKE) --no-print-directory setup-build
+
+# setup's second half, once the runtimes and models are installed (make test runs it beside the sanitizer build)
+setup-build:
 	$(SWIFT) build $(RELEASE) --product earshot
 	$(SWIFT) build $(RELEASE) --product earshot-language-runner
 	scripts/check-runtimes.sh
@@ -32,10 +36,10 @@ build: setup
 demo: build
 	.build/release/earshot demo
 
-# Setup, then the jobs two at a time (scripts/test-lanes.sh): the Swift suite (stdbuf: its output reaches the log line
-# by line, so a run that is stopped shows the test it was in), and beside it the sanitizer suites, the fuzzers, the
-# Examples package and the client and Ray tests. Each step's wall and CPU seconds are printed at the end
-# (scripts/timed-step.sh). Three workers, the suite split in two processes, were no faster (BENCHMARKS.md): the two
+# Setup's installation, then the jobs two at a time (scripts/test-lanes.sh): setup's build and the Swift suite (stdbuf:
+# its output reaches the log line by line, so a run that is stopped shows the test it was in), and beside them the
+# sanitizer suites, the fuzzers, the Examples package and the client and Ray tests. Each step's wall and CPU seconds
+# are printed at the end (scripts/timed-step.sh). Three workers, the suite split in two processes, were no faster (BENCHMARKS.md): the two
 # cores are busy throughout, so only less work shortens it.
 # The Swift suite leaves out the tests the thread-sanitizer job runs: that build is optimised with testing enabled as
 # this one is, so they run once, the same assertions under the sanitizer, instead of twice.
@@ -47,7 +51,7 @@ test: export EARSHOT_LANGUAGE_KEEP_ALIVE ?= 20
 test: export EARSHOT_LANGUAGE_THREADS ?= 1
 test:
 	@$(STEP) --reset
-	@$(STEP) setup $(MAKE) --no-print-directory setup
+	@$(STEP) install scripts/setup.sh
 	@scripts/test-lanes.sh stdbuf -oL -eL $(SWIFT) test $(TEST_FLAGS) --skip '$(TSAN_TESTS)'
 	@$(STEP) --summary
 

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# `make test` after setup: its jobs on two workers at once, each worker taking the next job as it finishes one. One
-# after another the steps left a core idle 29% of the time (tests waiting on real-time audio, sockets, a language
-# model; measured with vmstat over a whole run), and the jobs share nothing but the installed models. Worker 1 starts
-# with the Swift suite in the optimised build, its output live; worker 2 with the thread-sanitizer build and suite;
-# then each takes the longest job left: the fuzzers (their build, then short passes), the openai/browser client tests,
+# `make test` after setup's installation: its jobs on two workers at once, each worker taking the next job as it
+# finishes one. One after another the steps left a core idle 29% of the time (tests waiting on real-time audio,
+# sockets, a language model; measured with vmstat over a whole run), and the jobs share nothing but the installed
+# models. Worker 1 first finishes setup (`make setup-build`: the release build, the runtime checks), then runs the Swift
+# suite in that optimised build, its output live; worker 2 starts at once with the thread-sanitizer build and suite.
+# Setup's build alone kept 1.4 of the 2 cores busy (135 CPU-s in 99 s in a CI run: its modules depend on each other
+# in a chain), so the sanitizer build fills the rest; the jobs that run the release build wait for it. Then each
+# worker takes the longest job left: the fuzzers (their build, then short passes), the openai/browser client tests,
 # the address-sanitizer build and suite, the Examples package, the Ray tests. Fixed lanes ended 57 s apart in the last
 # run with them, and the fuzzers then ran alone; a queue ends within one short job. Nothing asserts a time, so sharing
-# the cores only makes each slower. Every job but the Swift suite keeps its output in .build/test-logs/JOB.log,
-# printed once all are done.
+# the cores only makes each slower. Every job but setup and the Swift suite keeps its output in
+# .build/test-logs/JOB.log, printed once all are done.
 # usage (from the Makefile): scripts/test-lanes.sh SWIFT-TEST-COMMAND...
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -25,10 +28,16 @@ job() {
             && "$STEP" fuzz scripts/fuzz.sh --prebuilt --runs 20000 fuzz-wav fuzz-profile fuzz-sound-model fuzz-http \
             && "$STEP" "fuzz websocket" scripts/fuzz.sh --prebuilt --runs 5000 fuzz-websocket ;;
     examples) "$STEP" examples scripts/run-examples.sh ;;
-    clients) "$STEP" "client tests" scripts/run-client-tests.sh ;;
-    ray) "$STEP" "ray tests" scripts/run-ray-tests.sh ;;
+    clients) setup_built && "$STEP" "client tests" scripts/run-client-tests.sh ;;
+    ray) setup_built && "$STEP" "ray tests" scripts/run-ray-tests.sh ;;
     *) echo "no such job: $1"; return 2 ;;
   esac
+}
+
+# waits for setup's build (worker 1's first step); fails when it failed
+setup_built() {
+  while [ ! -s "$LOGS/setup.status" ]; do sleep 1; done
+  [ "$(cat "$LOGS/setup.status")" = 0 ] || { echo "setup's build failed: see the Swift suite's output"; return 1; }
 }
 
 # the next job in the queue, or nothing when it is empty (both workers ask; the lock keeps each job to one)
@@ -58,8 +67,15 @@ printf '%s\n' fuzz clients asan examples ray > "$QUEUE"
 worker tsan &
 TWO=$!
 trap 'kill -- -$TWO 2>/dev/null; kill $TWO 2>/dev/null' INT TERM
-"$STEP" "swift test" "$@"
-one=$?
+"$STEP" setup make --no-print-directory setup-build
+built=$?
+echo $built > "$LOGS/setup.status"
+if [ $built -eq 0 ]; then
+  "$STEP" "swift test" "$@"
+  one=$?
+else
+  one=$built
+fi
 echo "==> the Swift suite ended with $one; the other jobs follow as they end"
 worker "$(next_job)"
 wait $TWO
@@ -73,5 +89,6 @@ for log in "$LOGS"/*.log; do
   [ "$status" = 0 ] || failed+=("$name")
 done
 [ -s "$QUEUE" ] && failed+=("never started: $(tr '\n' ' ' < "$QUEUE")")
-[ $one -eq 0 ] || failed+=("swift test")
+[ $built -eq 0 ] || failed+=("setup")
+[ $built -ne 0 ] || [ $one -eq 0 ] || failed+=("swift test")
 [ ${#failed[@]} -eq 0 ] || { echo "==> failed: ${failed[*]}"; exit 1; }
