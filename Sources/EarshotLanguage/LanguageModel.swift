@@ -175,18 +175,18 @@ public final class LanguageModel: ChatModel {
     }
 
     /// The assistant's reply to `messages`, at most `maxTokens` long; `grammar` (GBNF, root rule "root")
-    /// restricts what may be generated.
+    /// restricts what may be generated, and generation stops once the reply reaches `end`.
     ///
     /// One reply at a time on this machine: llama.cpp's threads of two processes (or two models in one) spin
     /// against each other on the same cores (two `notes process` at once crawled at 0.4–1 tokens/s, far
     /// slower in total than one after the other). A lock file under `EARSHOT_HOME/locks` makes them take turns.
-    public func reply(to messages: [Message], maxTokens: Int = 256, grammar: String? = nil) throws -> String {
+    public func reply(to messages: [Message], maxTokens: Int = 256, grammar: String? = nil, end: ReplyEnd? = nil) throws -> String {
         try FileLock.withExclusiveLock(at: generationLock) {
-            try replyAlone(to: messages, maxTokens: maxTokens, grammar: grammar)
+            try replyAlone(to: messages, maxTokens: maxTokens, grammar: grammar, end: end)
         }
     }
 
-    private func replyAlone(to messages: [Message], maxTokens: Int, grammar: String?) throws -> String {
+    private func replyAlone(to messages: [Message], maxTokens: Int, grammar: String?, end: ReplyEnd?) throws -> String {
         let started = Date()
         let tokens = LlamaRuntime.tokenize(try prompt(messages), vocab: vocab, special: true)
         guard tokens.count + maxTokens <= contextTokens else {
@@ -236,8 +236,17 @@ public final class LanguageModel: ChatModel {
         let batch = DecodeBatch(capacity: longestGuess + 1)
         var backoff = DraftBackoff()
         var next = nextToken(grammar: grammarSampler)
-        while cached.count - tokens.count < maxTokens && !llama_vocab_is_eog(vocab, next) {
-            cached.append(next)
+        var text: [UInt8] = [], ended = false
+        // keeps a chosen token; true when the reply has reached `end` with it (nothing after it is decoded)
+        func keep(_ token: llama_token) -> Bool {
+            cached.append(token)
+            guard let end else { return false }
+            text += LlamaRuntime.piece(token, vocab: vocab).map { UInt8(bitPattern: $0) }
+            ended = end.isReached(by: String(decoding: text, as: UTF8.self))
+            return ended
+        }
+        while cached.count - tokens.count < maxTokens && !ended && !llama_vocab_is_eog(vocab, next) {
+            if keep(next) { break }
             let room = backoff.shouldGuess() ? min(longestGuess, maxTokens - (cached.count - tokens.count)) : 0
             let guesses = Array(PromptLookup.draft(after: cached, count: room).prefix { !llama_vocab_is_eog(vocab, $0) && !llama_vocab_is_control(vocab, $0) })
             let rc = batch.decode([next] + guesses, from: cached.count - 1, in: context)
@@ -245,7 +254,7 @@ public final class LanguageModel: ChatModel {
             var row: Int32 = 0
             next = nextToken(grammar: grammarSampler, row: row)
             while Int(row) < guesses.count && next == guesses[Int(row)] && cached.count - tokens.count < maxTokens {
-                cached.append(next)
+                if keep(next) { break }
                 row += 1
                 next = nextToken(grammar: grammarSampler, row: row)
             }

@@ -138,14 +138,14 @@ final class NotesPipelineTests: XCTestCase {
             XCTAssertFalse(NoteWriter.copiesOpening(text.title, of: transcript), text.title)
             XCTAssertFalse(NoteWriter.echoesInstructions(text.title), text.title)
             XCTAssertFalse(text.summary.isEmpty)
-            XCTAssertLessThanOrEqual(NoteWriter.sentences(text.summary).count, 2, text.summary)
+            XCTAssertLessThanOrEqual(ReplyText.sentences(text.summary).count, 2, text.summary)
             // the system message's two examples must stay examples: none of their words turn up in these notes
             let written = Set(Titles.words(([text.title, text.summary] + text.actions).joined(separator: " ")))
             XCTAssertTrue(written.isDisjoint(with: ["brake", "brakes", "garage", "ben", "parcel", "library"]), "\(text)")
         }
-        XCTAssertEqual(NoteWriter.afterLabel("Summary:", in: "Action items: [\"Call Ben\"]\nSummary: The car goes in on Friday."),
+        XCTAssertEqual(ReplyText.afterLabel("Summary:", in: "Action items: [\"Call Ben\"]\nSummary: The car goes in on Friday."),
                        "The car goes in on Friday.")
-        XCTAssertEqual(NoteWriter.afterLabel("Title:", in: "Garden Jobs"), "Garden Jobs")
+        XCTAssertEqual(ReplyText.afterLabel("Title:", in: "Garden Jobs"), "Garden Jobs")
         XCTAssertEqual(NoteWriter.cleanTitle("Title: \"Budget cuts for the marketing team next quarter and beyond.\""),
                        "Budget cuts for the marketing team next quarter")
         XCTAssertTrue(NoteWriter.copiesOpening("Notes from the budget", of: Self.meeting))

@@ -73,7 +73,7 @@ public enum LanguageRunnerService {
     static func answer(_ request: RunnerRequest, model: LanguageModel) throws -> RunnerResponse {
         switch request.op {
         case .reply:
-            let text = try model.reply(to: request.messages ?? [], maxTokens: request.maxTokens ?? 256, grammar: request.grammar)
+            let text = try model.reply(to: request.messages ?? [], maxTokens: request.maxTokens ?? 256, grammar: request.grammar, end: request.end)
             return RunnerResponse(text: text, usage: model.usage)
         case .count:
             return RunnerResponse(count: model.tokenCount(request.text ?? ""))

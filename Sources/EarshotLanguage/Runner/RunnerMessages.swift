@@ -9,6 +9,7 @@ struct RunnerRequest: Codable, Sendable {
     var messages: [ChatMessage]?
     var maxTokens: Int?
     var grammar: String?
+    var end: ReplyEnd?
     /// Seconds the worker may take to answer (the asking process's EARSHOT_LANGUAGE_TIMEOUT); the host stops a
     /// worker that takes longer.
     var timeout: Double?

@@ -4,11 +4,19 @@ import Foundation
 /// What writes text for notes: a chat model that answers messages (in this process or in a runner).
 public protocol ChatModel: AnyObject {
     var choice: LanguageModelChoice { get }
-    /// The assistant's reply, at most `maxTokens` long; `grammar` (GBNF, root rule "root") restricts it.
-    func reply(to messages: [ChatMessage], maxTokens: Int, grammar: String?) throws -> String
+    /// The assistant's reply, at most `maxTokens` long; `grammar` (GBNF, root rule "root") restricts it, and
+    /// generation stops at `end` when the reply reaches it.
+    func reply(to messages: [ChatMessage], maxTokens: Int, grammar: String?, end: ReplyEnd?) throws -> String
     func tokenCount(_ text: String) throws -> Int
     /// Tokens and seconds so far.
     var usage: GenerationUsage { get }
+}
+
+extension ChatModel {
+    /// The whole reply, up to `maxTokens`.
+    public func reply(to messages: [ChatMessage], maxTokens: Int, grammar: String?) throws -> String {
+        try reply(to: messages, maxTokens: maxTokens, grammar: grammar, end: nil)
+    }
 }
 
 /// What turns text into a unit-length vector for search by meaning.
@@ -28,8 +36,8 @@ public final class RunnerChatModel: ChatModel, Sendable {
         runner = LanguageRunner(.chat(choice), store: store, threads: threads)
     }
 
-    public func reply(to messages: [ChatMessage], maxTokens: Int = 256, grammar: String? = nil) throws -> String {
-        let response = try runner.ask(RunnerRequest(op: .reply, messages: messages, maxTokens: maxTokens, grammar: grammar))
+    public func reply(to messages: [ChatMessage], maxTokens: Int = 256, grammar: String? = nil, end: ReplyEnd? = nil) throws -> String {
+        let response = try runner.ask(RunnerRequest(op: .reply, messages: messages, maxTokens: maxTokens, grammar: grammar, end: end))
         if let usage = response.usage { total.withLock { $0 = usage } }
         return response.text ?? ""
     }

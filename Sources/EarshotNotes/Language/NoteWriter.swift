@@ -79,7 +79,7 @@ public struct NoteWriter {
 
     func title(_ body: String, summary: String, transcript: String) throws -> (title: String, fromModel: Bool) {
         let reply = try model.reply(to: Self.request(body, "Title, in a few words?"), maxTokens: 24, grammar: nil)
-        let title = Self.cleanTitle(Self.afterLabel("Title:", in: reply))
+        let title = Self.cleanTitle(ReplyText.afterLabel("Title:", in: reply))
         if title.isEmpty || Self.copiesOpening(title, of: transcript) || Self.echoesInstructions(title) {
             return (Titles.keywords(from: summary.isEmpty ? transcript : summary + " " + transcript), false)
         }
@@ -88,8 +88,9 @@ public struct NoteWriter {
 
     func summary(of body: String, sentences: String) throws -> String {
         let question = sentences == "one or two" ? "Summary?" : "Summarise this part of a note in \(sentences) sentences."
-        let reply = try model.reply(to: Self.request(body, question), maxTokens: 120, grammar: nil)
-        return Self.firstSentences(Self.afterLabel("Summary:", in: reply), count: sentences == "one or two" ? 2 : 3)
+        let kept = sentences == "one or two" ? 2 : 3
+        let reply = try model.reply(to: Self.request(body, question), maxTokens: 120, grammar: nil, end: .sentences(kept, after: "Summary:"))
+        return ReplyText.firstSentences(ReplyText.afterLabel("Summary:", in: reply), count: kept)
     }
 
     func actions(_ chunk: String) throws -> [String] {
@@ -121,7 +122,7 @@ public struct NoteWriter {
     static func chunks(of text: String, maxTokens: Int, count: (String) throws -> Int) rethrows -> [String] {
         guard try count(text) > maxTokens else { return [text] }
         var chunks: [String] = [], current = ""
-        for sentence in sentences(text) {
+        for sentence in ReplyText.sentences(text) {
             let candidate = current.isEmpty ? sentence : current + " " + sentence
             if try !current.isEmpty && count(candidate) > maxTokens {
                 chunks.append(current)
@@ -132,36 +133,6 @@ public struct NoteWriter {
         }
         if !current.isEmpty { chunks.append(current) }
         return chunks
-    }
-
-    /// Sentences: text up to ".", "!" or "?" followed by a space (Foundation on Linux has no sentence
-    /// enumeration; Whisper's punctuation is regular enough for this).
-    static func sentences(_ text: String) -> [String] {
-        var result: [String] = [], current = ""
-        let characters = Array(text)
-        for (i, c) in characters.enumerated() {
-            current.append(c)
-            if ".!?".contains(c), i + 1 == characters.count || characters[i + 1] == " " {
-                let s = current.trimmingCharacters(in: .whitespacesAndNewlines)
-                if !s.isEmpty { result.append(s) }
-                current = ""
-            }
-        }
-        let rest = current.trimmingCharacters(in: .whitespacesAndNewlines)
-        if !rest.isEmpty { result.append(rest) }
-        return result.isEmpty ? [text] : result
-    }
-
-    /// A reply without everything up to its last `label` ("Summary:"): the model sometimes answers in the system
-    /// message's example format, labels and all, and then may write the other answers before the one asked for.
-    static func afterLabel(_ label: String, in reply: String) -> String {
-        guard let found = reply.range(of: label, options: [.caseInsensitive, .backwards]) else { return reply }
-        return String(reply[found.upperBound...]).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    static func firstSentences(_ text: String, count: Int) -> String {
-        let line = text.replacingOccurrences(of: "\n", with: " ").trimmingCharacters(in: .whitespaces)
-        return sentences(line).prefix(count).joined(separator: " ")
     }
 
     /// The first line of a reply, without quotes, a "Title:" label, markdown or a final full stop, cut to 8 words.
