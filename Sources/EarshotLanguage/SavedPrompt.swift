@@ -44,7 +44,24 @@ struct SavedPrompt {
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let temporary = folder.appendingPathComponent(".\(file.lastPathComponent).\(getpid()).tmp")
         let written = Array(tokens).withUnsafeBufferPointer { llama_state_seq_save_file(context, temporary.path, 0, $0.baseAddress, $0.count) }
-        if written > 0 && rename(temporary.path, file.path) == 0 { return }
-        unlink(temporary.path)
+        guard written > 0 && rename(temporary.path, file.path) == 0 else { unlink(temporary.path); return }
+        removeStale()
+    }
+
+    /// Each llama.cpp build and model file gets its own file (~10 MB), and a runner killed while writing leaves its
+    /// temporary file: once this one is written, the same model's files of other builds, and temporary files whose
+    /// writer is gone, go. Other models' files stay (the small model and the default one each keep theirs).
+    private func removeStale() {
+        let folder = file.deletingLastPathComponent()
+        let name = file.lastPathComponent, model = String(name[..<name.lastIndex(of: "-")!])
+        for other in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where other != name {
+            let stale: Bool
+            if other.hasPrefix("."), other.hasSuffix(".tmp"), let writer = other.split(separator: ".").dropLast().last.flatMap({ pid_t($0) }) {
+                stale = writer != getpid() && kill(writer, 0) != 0 && errno == ESRCH
+            } else {
+                stale = other.hasPrefix(model + "-") && other.hasSuffix(".state") && other.count == name.count
+            }
+            if stale { unlink(folder.appendingPathComponent(other).path) }
+        }
     }
 }

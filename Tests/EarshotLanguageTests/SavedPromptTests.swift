@@ -18,11 +18,25 @@ final class SavedPromptTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: home) }
         let store = ModelStore(home: home)
         let path = try XCTUnwrap(LanguageModelChoice.small.path(in: store))
+        let file = SavedPrompt(modelPath: path, home: home).file
+        // what an older llama.cpp build and a killed writer left, and what must stay: another model's file, and the
+        // temporary file of a writer still running
+        let folder = file.deletingLastPathComponent(), model = file.deletingPathExtension().lastPathComponent.dropLast(13)
+        let gone = Process()
+        gone.executableURL = URL(fileURLWithPath: "/bin/true")
+        try gone.run()
+        gone.waitUntilExit()
+        let stale = ["\(model)-000000000000.state", ".\(model)-000000000000.state.\(gone.processIdentifier).tmp"]
+        let kept = ["other-model-000000000000.state", ".\(file.lastPathComponent).\(getppid()).tmp"]
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for name in stale + kept { try Data("old".utf8).write(to: folder.appendingPathComponent(name)) }
+
         let first = try LanguageModel(.small, store: store, remembersPrompts: true)
         _ = try first.reply(to: ask("The team meets on Monday at ten."), maxTokens: 6, grammar: nil)
         _ = try first.reply(to: ask("The shop closes at six tonight."), maxTokens: 6, grammar: nil)  // shares the rules: kept
-        let file = SavedPrompt(modelPath: path, home: home).file
         XCTAssertTrue(FileManager.default.fileExists(atPath: file.path), "the shared beginning was written")
+        XCTAssertEqual(Set(try FileManager.default.contentsOfDirectory(atPath: folder.path)), Set(kept + [file.lastPathComponent]),
+                       "the same model's other builds and dead writers' temporary files are removed")
 
         let question = ask("The train to Lyon leaves at nine fifteen.")
         let fresh = try LanguageModel(.small, store: store)
