@@ -152,6 +152,27 @@ final class NotesPipelineTests: XCTestCase {
         XCTAssertEqual(Titles.keywords(from: Self.meeting), "Budget, Notes, Meeting")
     }
 
+    /// Replies about a note with no Chinese, Japanese or Korean in it hold none of those characters: the default model,
+    /// asked outright, writes Chinese, and under the grammar a note's replies get it does not.
+    func testANoteWithoutChineseGetsNoChineseFromTheModel() throws {
+        guard LanguageModelChoice.standard.path() != nil else { throw XCTSkip("the default language model is not installed (make setup)") }
+        func eastAsian(_ text: String) -> Bool { text.unicodeScalars.contains { c in NoteWriter.eastAsian.contains { $0.contains(c.value) } } }
+        XCTAssertNil(NoteWriter.grammars(for: "买牛奶，然后回家。").text, "a Chinese note is answered in Chinese")
+        let question = "How do you write 'thank you' and 'good morning' in Chinese characters? Answer with the characters only."
+        let grammars = NoteWriter.grammars(for: question)
+        let model = try LanguageModel(.standard, store: fixture.modelStore)
+        let free = try model.reply(to: [ChatMessage("user", question)], maxTokens: 12)
+        XCTAssertTrue(eastAsian(free), "the model writes Chinese when nothing stops it: \(free)")
+        let held = try model.reply(to: [ChatMessage("user", question)], maxTokens: 12, grammar: grammars.text)
+        XCTAssertFalse(held.isEmpty)
+        XCTAssertFalse(eastAsian(held), held)
+        let freeItems = try model.reply(to: [ChatMessage("user", question + " As a JSON array.")], maxTokens: 24, grammar: NoteWriter.actionsGrammar())
+        XCTAssertTrue(eastAsian(freeItems), "the same in a JSON array: \(freeItems)")
+        let items = try model.reply(to: [ChatMessage("user", question + " As a JSON array.")], maxTokens: 24, grammar: grammars.actions)
+        XCTAssertNoThrow(try JSONDecoder().decode([String].self, from: Data(items.utf8)), items)
+        XCTAssertFalse(eastAsian(items), items)
+    }
+
     /// Owners and deadlines in action items must come from the note (items the 1.5B model wrote on the judged set).
     func testActionItemsKeepOnlyTheOwnersAndDeadlinesTheNoteSays() {
         let note = "Tom will post the job description by Friday. Everyone please review the onboarding document."

@@ -54,31 +54,52 @@ public struct NoteWriter {
         [.init("system", system), .init("user", "Voice note transcript:\n\n\"\"\"\(body)\"\"\"\n\n\(question)")]
     }
 
-    /// GBNF: a JSON array of up to 10 short strings, or [].
-    static let actionsGrammar = #"""
-    root ::= "[" ws ( item ( "," ws item ){0,9} )? ws "]"
-    item ::= "\"" char{3,120} "\""
-    char ::= [^"\\\x00-\x1f]
-    ws ::= [ \n]{0,2}
-    """#
+    /// GBNF: a JSON array of up to 10 short strings, or []; `excluded`: characters no item may hold (GBNF ranges).
+    static func actionsGrammar(excluding excluded: String = "") -> String {
+        #"""
+        root ::= "[" ws ( item ( "," ws item ){0,9} )? ws "]"
+        item ::= "\"" char{3,120} "\""
+        char ::= [^"\\\x00-\x1f\#(excluded)]
+        ws ::= [ \n]{0,2}
+        """#
+    }
+
+    /// Chinese, Japanese and Korean characters (CJK punctuation, kana, ideographs, hangul, full-width forms). Qwen, the
+    /// default model, learnt as much Chinese as English and now and then slips into it mid-sentence: an action item
+    /// on a judged English note once ended "…the order人们". A note whose transcript holds none of these characters
+    /// gets none: its replies are generated under a grammar without them (llama.cpp then picks the likeliest token
+    /// that has none; the grammar is checked against the likeliest token first, so this costs next to nothing).
+    static let eastAsian: [ClosedRange<UInt32>] = [0x3000...0x30FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xAC00...0xD7AF,
+                                                   0xF900...0xFAFF, 0xFF00...0xFFEF]
+
+    /// The grammars of a transcript's replies: free text (nil: unrestricted) and action items.
+    static func grammars(for transcript: String) -> (text: String?, actions: String) {
+        guard !transcript.unicodeScalars.contains(where: { c in eastAsian.contains { $0.contains(c.value) } }) else {
+            return (nil, actionsGrammar())
+        }
+        let ranges = eastAsian.map { String(format: "\\u%04x-\\u%04x", $0.lowerBound, $0.upperBound) }.joined()
+        return ("root ::= [^\(ranges)]*", actionsGrammar(excluding: ranges))
+    }
 
     public func write(transcript: String) throws -> NoteText {
         let text = transcript.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { return NoteText(title: "Empty recording", summary: "No speech was found in this recording.", actions: []) }
         let chunks = try Self.chunks(of: text, maxTokens: Self.chunkTokens, count: model.tokenCount)
+        let grammars = Self.grammars(for: text)
         var actions: [String] = []
-        for chunk in chunks { actions += try self.actions(chunk) }
+        for chunk in chunks { actions += try self.actions(chunk, grammar: grammars.actions) }
         // one chunk: read directly; several: each summarised, then the summaries read as the note
-        let body = chunks.count == 1 ? text : try chunks.map { try summary(of: $0, sentences: "two or three") }.joined(separator: " ")
-        let short = try summary(of: body, sentences: "one or two")
-        let heading = try title(body, summary: short, transcript: text)
+        let body = chunks.count == 1 ? text
+            : try chunks.map { try summary(of: $0, sentences: "two or three", grammar: grammars.text) }.joined(separator: " ")
+        let short = try summary(of: body, sentences: "one or two", grammar: grammars.text)
+        let heading = try title(body, summary: short, transcript: text, grammar: grammars.text)
         var seen = Set<String>()
         return NoteText(title: heading.title, summary: short, actions: actions.filter { seen.insert($0.lowercased()).inserted },
                         titleFromModel: heading.fromModel)
     }
 
-    func title(_ body: String, summary: String, transcript: String) throws -> (title: String, fromModel: Bool) {
-        let reply = try model.reply(to: Self.request(body, "Title, in a few words?"), maxTokens: 24, grammar: nil)
+    func title(_ body: String, summary: String, transcript: String, grammar: String?) throws -> (title: String, fromModel: Bool) {
+        let reply = try model.reply(to: Self.request(body, "Title, in a few words?"), maxTokens: 24, grammar: grammar)
         let title = Self.cleanTitle(ReplyText.afterLabel("Title:", in: reply))
         if title.isEmpty || Self.copiesOpening(title, of: transcript) || Self.echoesInstructions(title) {
             return (Titles.keywords(from: summary.isEmpty ? transcript : summary + " " + transcript), false)
@@ -86,15 +107,15 @@ public struct NoteWriter {
         return (title, true)
     }
 
-    func summary(of body: String, sentences: String) throws -> String {
+    func summary(of body: String, sentences: String, grammar: String?) throws -> String {
         let question = sentences == "one or two" ? "Summary?" : "Summarise this part of a note in \(sentences) sentences."
         let kept = sentences == "one or two" ? 2 : 3
-        let reply = try model.reply(to: Self.request(body, question), maxTokens: 120, grammar: nil, end: .sentences(kept, after: "Summary:"))
+        let reply = try model.reply(to: Self.request(body, question), maxTokens: 120, grammar: grammar, end: .sentences(kept, after: "Summary:"))
         return ReplyText.firstSentences(ReplyText.afterLabel("Summary:", in: reply), count: kept)
     }
 
-    func actions(_ chunk: String) throws -> [String] {
-        let reply = try model.reply(to: Self.request(chunk, "Action items?"), maxTokens: 300, grammar: Self.actionsGrammar)
+    func actions(_ chunk: String, grammar: String) throws -> [String] {
+        let reply = try model.reply(to: Self.request(chunk, "Action items?"), maxTokens: 300, grammar: grammar)
         let items = (try? JSONDecoder().decode([String].self, from: Data(reply.utf8))) ?? []
         return items.map { Self.withoutInventions($0.trimmingCharacters(in: .whitespacesAndNewlines), said: chunk) }.filter { $0.count >= 3 }
     }
