@@ -108,7 +108,7 @@ public actor Transcriber {
         return try (0..<count).map { _ in try Transcriber(each, store: store, floatReference: false, alongside: count > 1) }
     }
 
-    private struct Key: Hashable, Sendable { let configuration: Configuration; let home: URL }
+    private struct Key: Hashable, Sendable { let configuration: Configuration; let home: URL; var windowsAtOnce = 1 }
     /// Transcribers are light (the loaded Whisper is shared per model and thread count, whatever the language):
     /// the 16 most recently used configurations are kept.
     private static let instances = SharedInstances<Key, Transcriber>(capacity: 16)
@@ -117,6 +117,28 @@ public actor Transcriber {
     /// thread count (`SpeechRecognizer.shared`), so another language or task loads nothing again.
     public static func shared(_ configuration: Configuration = Configuration(), store: ModelStore = ModelStore()) throws -> Transcriber {
         try instances.instance(for: Key(configuration: configuration, home: store.home)) { try Transcriber(configuration, store: store) }
+    }
+
+    /// The process's transcriber for one file: `shared(configuration)` for a recording of one window, and for a
+    /// longer one a shared transcriber that reads a window per thread at once (`windowsAtOnce(forFile:threads:)`), on
+    /// a Whisper loaded with one thread per window (a second copy, loaded when the first long recording comes).
+    public static func shared(_ configuration: Configuration = Configuration(), store: ModelStore = ModelStore(),
+                              forFile path: String) throws -> Transcriber {
+        let windows = windowsAtOnce(forFile: path, threads: configuration.threads)
+        guard windows > 1 else { return try shared(configuration, store: store) }
+        return try instances.instance(for: Key(configuration: configuration, home: store.home, windowsAtOnce: windows)) {
+            try Transcriber(configuration, store: store, windowsAtOnce: windows)
+        }
+    }
+
+    /// How many of a file's windows to read at once on `threads`: one per thread, unless the file's header says it is
+    /// no longer than one window (then one window on all the threads reads it sooner). A file that cannot be opened
+    /// gets 1: it fails where it is read, with its reason; standard input ("-") is not opened twice.
+    public static func windowsAtOnce(forFile path: String, threads: Int) -> Int {
+        guard path != "-" else { return max(1, threads) }
+        guard let stream = try? AudioFileStream(path: path, sampleRate: SpeechRecognizer.sampleRate) else { return 1 }
+        if let duration = stream.expectedDuration, duration <= SpeechRecognizer.maxSeconds { return 1 }
+        return max(1, threads)
     }
 
     /// Transcribes an audio file in any format (or standard input, "-"), read a block at a time: memory

@@ -164,7 +164,7 @@ enum OpenAIRoutes {
             }
             speech.temperature = temperature
         }
-        let transcriber = try services.transcriber(speech)
+        let transcriber = try services.transcriber(speech, forFile: file.path)
         if let stream = request.field("stream"), stream.lowercased() == "true" {
             guard format == "json" || format == "text" else {
                 throw HTTPError(400, "stream=true answers with text events: response_format must be json or text; got '\(format)'")

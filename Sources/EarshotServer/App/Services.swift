@@ -44,8 +44,10 @@ final class Services: Sendable {
 
     var models: ModelStore { configuration.models }
 
-    func transcriber(_ speech: Transcriber.Configuration? = nil) throws -> Transcriber {
-        try Transcriber.shared(speech ?? configuration.speech, store: models)
+    /// `file`: the upload it will read (one longer than a window is read a window per thread at once).
+    func transcriber(_ speech: Transcriber.Configuration? = nil, forFile file: String? = nil) throws -> Transcriber {
+        guard let file else { return try Transcriber.shared(speech ?? configuration.speech, store: models) }
+        return try Transcriber.shared(speech ?? configuration.speech, store: models, forFile: file)
     }
 
     /// The notes store, opened on first use (a store that needs repair answers 503 until it is repaired).

@@ -15,11 +15,6 @@ enum FilesAtOnce {
     static func windows(_ args: ParsedArguments, threads: Int, files: [String]) throws -> Int {
         if let jobs = try args.optionalInt("jobs", range: 1...64) { return files.count == 1 ? jobs : 1 }
         guard files.count == 1, let file = files.first else { return 1 }
-        // standard input is not opened twice
-        guard file != "-" else { return max(1, threads) }
-        // a file that cannot be opened fails where it is read, with its reason
-        guard let stream = try? AudioFileStream(path: file, sampleRate: SpeechRecognizer.sampleRate) else { return 1 }
-        if let duration = stream.expectedDuration, duration <= SpeechRecognizer.maxSeconds { return 1 }
-        return max(1, threads)
+        return Transcriber.windowsAtOnce(forFile: file, threads: threads)
     }
 }
