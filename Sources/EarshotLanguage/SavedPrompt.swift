@@ -52,8 +52,9 @@ struct SavedPrompt {
     /// temporary file: once this one is written, the same model's files of other builds, and temporary files whose
     /// writer is gone, go. Other models' files stay (the small model and the default one each keep theirs).
     private func removeStale() {
-        let folder = file.deletingLastPathComponent()
-        let name = file.lastPathComponent, model = String(name[..<name.lastIndex(of: "-")!])
+        let folder = file.deletingLastPathComponent(), name = file.lastPathComponent
+        guard let dash = name.lastIndex(of: "-") else { return }
+        let model = String(name[..<dash])
         for other in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where other != name {
             let stale: Bool
             if other.hasPrefix("."), other.hasSuffix(".tmp"), let writer = other.split(separator: ".").dropLast().last.flatMap({ pid_t($0) }) {
