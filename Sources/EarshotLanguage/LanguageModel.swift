@@ -254,8 +254,8 @@ public final class LanguageModel: ChatModel {
             var row: Int32 = 0
             next = nextToken(grammar: grammarSampler, row: row)
             while Int(row) < guesses.count && next == guesses[Int(row)] && cached.count - tokens.count < maxTokens {
+                row += 1  // this guess is kept
                 if keep(next) { break }
-                row += 1
                 next = nextToken(grammar: grammarSampler, row: row)
             }
             draftedTokens += guesses.count

@@ -13,8 +13,7 @@ public enum ReplyEnd: Codable, Sendable, Equatable {
     public func isReached(by text: String) -> Bool {
         switch self {
         case let .sentences(count, label):
-            let body = label.map { ReplyText.afterLabel($0, in: text) } ?? text
-            return ReplyText.sentences(body.replacingOccurrences(of: "\n", with: " ")).count > count
+            return ReplyText.sentencesOnOneLine(label.map { ReplyText.afterLabel($0, in: text) } ?? text).count > count
         }
     }
 }
@@ -47,9 +46,13 @@ package enum ReplyText {
         return String(reply[found.upperBound...]).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// The sentences of a reply whose line breaks are read as spaces.
+    package static func sentencesOnOneLine(_ text: String) -> [String] {
+        sentences(text.replacingOccurrences(of: "\n", with: " ").trimmingCharacters(in: .whitespaces))
+    }
+
     /// The first `count` sentences, on one line.
     package static func firstSentences(_ text: String, count: Int) -> String {
-        let line = text.replacingOccurrences(of: "\n", with: " ").trimmingCharacters(in: .whitespaces)
-        return sentences(line).prefix(count).joined(separator: " ")
+        sentencesOnOneLine(text).prefix(count).joined(separator: " ")
     }
 }

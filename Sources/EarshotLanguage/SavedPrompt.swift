@@ -42,7 +42,7 @@ struct SavedPrompt {
         guard !tokens.isEmpty, tokens.count <= Self.maxTokens else { return }
         let folder = file.deletingLastPathComponent()
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let temporary = folder.appendingPathComponent(".\(file.lastPathComponent).\(getpid()).tmp")
+        let temporary = folder.appendingPathComponent(Self.temporaryName(of: file.lastPathComponent, writer: getpid()))
         let written = Array(tokens).withUnsafeBufferPointer { llama_state_seq_save_file(context, temporary.path, 0, $0.baseAddress, $0.count) }
         guard written > 0 && rename(temporary.path, file.path) == 0 else { unlink(temporary.path); return }
         removeStale()
@@ -56,13 +56,18 @@ struct SavedPrompt {
         guard let dash = name.lastIndex(of: "-") else { return }
         let model = String(name[..<dash])
         for other in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where other != name {
-            let stale: Bool
-            if other.hasPrefix("."), other.hasSuffix(".tmp"), let writer = other.split(separator: ".").dropLast().last.flatMap({ pid_t($0) }) {
-                stale = writer != getpid() && kill(writer, 0) != 0 && errno == ESRCH
-            } else {
-                stale = other.hasPrefix(model + "-") && other.hasSuffix(".state") && other.count == name.count
-            }
+            let stale = Self.writer(ofTemporary: other).map { !ProcessStatus.isRunning($0) }
+                ?? (other.hasPrefix(model + "-") && other.hasSuffix(".state") && other.count == name.count)
             if stale { unlink(folder.appendingPathComponent(other).path) }
         }
+    }
+
+    /// ".NAME.PID.tmp": where process PID writes NAME before renaming it into place.
+    static func temporaryName(of name: String, writer: pid_t) -> String { ".\(name).\(writer).tmp" }
+
+    /// The process writing a temporary file named by `temporaryName`, or nil for any other name.
+    static func writer(ofTemporary name: String) -> pid_t? {
+        guard name.hasPrefix("."), name.hasSuffix(".tmp") else { return nil }
+        return name.split(separator: ".").dropLast().last.flatMap { pid_t($0) }
     }
 }

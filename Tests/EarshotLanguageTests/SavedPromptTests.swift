@@ -26,8 +26,8 @@ final class SavedPromptTests: XCTestCase {
         gone.executableURL = URL(fileURLWithPath: "/bin/true")
         try gone.run()
         gone.waitUntilExit()
-        let stale = ["\(model)-000000000000.state", ".\(model)-000000000000.state.\(gone.processIdentifier).tmp"]
-        let kept = ["other-model-000000000000.state", ".\(file.lastPathComponent).\(getppid()).tmp"]
+        let stale = ["\(model)-000000000000.state", SavedPrompt.temporaryName(of: "\(model)-000000000000.state", writer: gone.processIdentifier)]
+        let kept = ["other-model-000000000000.state", SavedPrompt.temporaryName(of: file.lastPathComponent, writer: getppid())]
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for name in stale + kept { try Data("old".utf8).write(to: folder.appendingPathComponent(name)) }
 
