@@ -114,31 +114,31 @@ public actor Transcriber {
     private static let instances = SharedInstances<Key, Transcriber>(capacity: 16)
 
     /// The process's transcriber for `configuration`, made on first use; its Whisper is loaded once per model and
-    /// thread count (`SpeechRecognizer.shared`), so another language or task loads nothing again.
-    public static func shared(_ configuration: Configuration = Configuration(), store: ModelStore = ModelStore()) throws -> Transcriber {
-        try instances.instance(for: Key(configuration: configuration, home: store.home)) { try Transcriber(configuration, store: store) }
-    }
-
-    /// The process's transcriber for one file: `shared(configuration)` for a recording of one window, and for a
-    /// longer one a shared transcriber that reads a window per thread at once (`windowsAtOnce(forFile:threads:)`), on
-    /// a Whisper loaded with one thread per window (a second copy, loaded when the first long recording comes).
+    /// thread count (`SpeechRecognizer.shared`), so another language or task loads nothing again. `windowsAtOnce`
+    /// above 1 gives a shared transcriber that reads that many of a recording's windows at once, on a Whisper loaded
+    /// with its share of the threads (a second copy, loaded when the first long recording comes): choose it per
+    /// recording with `windowsAtOnce(forSeconds:threads:)` or `windowsAtOnce(forFile:threads:)`.
     public static func shared(_ configuration: Configuration = Configuration(), store: ModelStore = ModelStore(),
-                              forFile path: String) throws -> Transcriber {
-        let windows = windowsAtOnce(forFile: path, threads: configuration.threads)
-        guard windows > 1 else { return try shared(configuration, store: store) }
+                              windowsAtOnce: Int = 1) throws -> Transcriber {
+        let windows = max(1, windowsAtOnce)
         return try instances.instance(for: Key(configuration: configuration, home: store.home, windowsAtOnce: windows)) {
             try Transcriber(configuration, store: store, windowsAtOnce: windows)
         }
     }
 
-    /// How many of a file's windows to read at once on `threads`: one per thread, unless the file's header says it is
-    /// no longer than one window (then one window on all the threads reads it sooner). A file that cannot be opened
+    /// How many of a recording's windows to read at once on `threads`: one per thread, unless it is no longer than one
+    /// window (then one window on all the threads reads it sooner); one per thread when its length is unknown.
+    public static func windowsAtOnce(forSeconds seconds: Double?, threads: Int) -> Int {
+        if let seconds, seconds <= SpeechRecognizer.maxSeconds { return 1 }
+        return max(1, threads)
+    }
+
+    /// `windowsAtOnce(forSeconds:threads:)` for a file, by the length its header gives. A file that cannot be opened
     /// gets 1: it fails where it is read, with its reason; standard input ("-") is not opened twice.
     public static func windowsAtOnce(forFile path: String, threads: Int) -> Int {
         guard path != "-" else { return max(1, threads) }
         guard let stream = try? AudioFileStream(path: path, sampleRate: SpeechRecognizer.sampleRate) else { return 1 }
-        if let duration = stream.expectedDuration, duration <= SpeechRecognizer.maxSeconds { return 1 }
-        return max(1, threads)
+        return windowsAtOnce(forSeconds: stream.expectedDuration, threads: threads)
     }
 
     /// Transcribes an audio file in any format (or standard input, "-"), read a block at a time: memory

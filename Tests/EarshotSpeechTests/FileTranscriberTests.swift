@@ -71,20 +71,22 @@ final class FileTranscriberTests: XCTestCase {
         let configuration = Transcriber.Configuration(model: .tinyEn, threads: 2, words: true)
         let oneAtATime = try await Transcriber(configuration).transcribe(file: file.path, source: "long")
         // what the notes and the server use: for this file, a shared transcriber reading a window per thread at once;
-        // for a file of one window (or one that cannot be opened), the plain shared one
+        // for a recording of one window (or a file that cannot be opened), the plain shared one
         XCTAssertEqual(Transcriber.windowsAtOnce(forFile: file.path, threads: 2), 2)
-        let forFile = try Transcriber.shared(configuration, forFile: file.path)
-        XCTAssertFalse(try forFile === Transcriber.shared(configuration))
-        XCTAssertTrue(try forFile === Transcriber.shared(configuration, forFile: file.path), "kept for the next long file")
+        let long = try Transcriber.shared(configuration, windowsAtOnce: 2)
+        XCTAssertFalse(try long === Transcriber.shared(configuration))
+        XCTAssertTrue(try long === Transcriber.shared(configuration, windowsAtOnce: 2), "kept for the next long file")
         let short = file.deletingLastPathComponent().appendingPathComponent("earshot-window-\(UUID().uuidString).wav")
         defer { try? FileManager.default.removeItem(at: short) }
         try WAVWriter.pcm16(Array(samples.prefix(20 * 16000)), sampleRate: 16000).write(to: short)
         XCTAssertEqual(Transcriber.windowsAtOnce(forFile: short.path, threads: 2), 1)
-        XCTAssertTrue(try Transcriber.shared(configuration, forFile: short.path) === Transcriber.shared(configuration))
+        XCTAssertTrue(try Transcriber.shared(configuration, windowsAtOnce: 1) === Transcriber.shared(configuration))
+        XCTAssertEqual(Transcriber.windowsAtOnce(forSeconds: 30, threads: 2), 1)
+        XCTAssertEqual(Transcriber.windowsAtOnce(forSeconds: 30.5, threads: 2), 2)
         XCTAssertEqual(Transcriber.windowsAtOnce(forFile: "/nonexistent.wav", threads: 2), 1)
         XCTAssertEqual(Transcriber.windowsAtOnce(forFile: "-", threads: 2), 2, "standard input is not opened twice")
         let streamed = Locked<[TranscriptSegment]>([])
-        let read = try await forFile.transcribe(file: file.path, source: "long", segments: { segments in
+        let read = try await long.transcribe(file: file.path, source: "long", segments: { segments in
             streamed.withLock { $0 += segments }
         })
         XCTAssertGreaterThanOrEqual(Set(oneAtATime.segments.map { Int($0.start / 30) }).count, 3, "several windows")

@@ -46,8 +46,8 @@ final class Services: Sendable {
 
     /// `file`: the upload it will read (one longer than a window is read a window per thread at once).
     func transcriber(_ speech: Transcriber.Configuration? = nil, forFile file: String? = nil) throws -> Transcriber {
-        guard let file else { return try Transcriber.shared(speech ?? configuration.speech, store: models) }
-        return try Transcriber.shared(speech ?? configuration.speech, store: models, forFile: file)
+        let speech = speech ?? configuration.speech
+        return try Transcriber.shared(speech, store: models, windowsAtOnce: file.map { Transcriber.windowsAtOnce(forFile: $0, threads: speech.threads) } ?? 1)
     }
 
     /// The notes store, opened on first use (a store that needs repair answers 503 until it is repaired).

@@ -81,7 +81,7 @@ enum TranscribeCommand {
             try await readInOrder(args.positionals, lanes: lanes, progress: showProgress, emit: emit)
         } else {
             let windows = try FilesAtOnce.windows(args, threads: speech.threads, files: args.positionals)
-            let transcriber = windows > 1 ? try Transcriber(speech, windowsAtOnce: windows) : try Transcriber.shared(speech)
+            let transcriber = try Transcriber.shared(speech, windowsAtOnce: windows)
             let diarizer = speakers ? try Diarizer() : nil
             for path in args.positionals {
                 // drawn only once the work has taken a second, so short files never flash a bar
