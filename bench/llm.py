@@ -156,8 +156,8 @@ def notes(models):
         off, on = lookup[(name, "0")], lookup[(name, "3")]
         same = sum((a["title"], a["summary"], a["actions"]) == (b["title"], b["summary"], b["actions"]) for a, b in zip(off, on))
         ratios = [b["seconds"] / a["seconds"] for a, b in zip(off, on)]
-        kept = sum(r["guessed_tokens_kept"] for r in on) / max(1, sum(r["generated_tokens"] for r in on))
-        print(f"\n{name}: prompt lookup on / off, median per-note ratio {statistics.median(ratios):.2f}; {kept:.0%} of the generated "
+        guessed = sum(r["guessed_tokens_kept"] for r in on) / max(1, sum(r["generated_tokens"] for r in on))
+        print(f"\n{name}: prompt lookup on / off, median per-note ratio {statistics.median(ratios):.2f}; {guessed:.0%} of the generated "
               f"tokens were guessed; {same} of {len(on)} notes written the same", flush=True)
     print("\nTitles side by side (first five notes):\n")
     print("| note | " + " | ".join(models) + " |")

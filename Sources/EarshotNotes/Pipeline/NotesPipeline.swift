@@ -161,7 +161,7 @@ public final class NotesPipeline {
         case .transcribe:
             // Whisper on its default threads, so the server's and the pipeline's transcriptions share one loaded copy;
             // a recording longer than one window (its length measured when it was added) is read a window per thread
-            // at once (a 4-minute note's transcription 16% sooner).
+            // at once (a 4-minute note's transcription about a fifth sooner).
             // Every word with its time: the notes page highlights the word being played and seeks to a clicked word.
             let speech = Transcriber.Configuration(model: options.whisper, words: true)
             let transcriber = try Transcriber.shared(speech, store: modelStore,
