@@ -36,10 +36,8 @@ public struct BatchResult: Codable, Sendable, Equatable {
 
     /// An error as one sentence that names the file, with what to do about it when the library says.
     static func describe(_ error: Error, path: String) -> String {
-        var text = error.localizedDescription
-        if !text.contains(path) { text = "\(path): \(text)" }
-        if let hint = (error as? LocalizedError)?.recoverySuggestion { text += "; \(hint)" }
-        return text
+        let text = error.descriptionWithAdvice
+        return text.contains(path) ? text : "\(path): \(text)"
     }
 
     /// The result as one line of JSON (keys sorted), without the newline.

@@ -67,7 +67,7 @@ public final class NotesPipeline {
                 let detail = try await perform(stage, note: id, onEvent: onEvent)
                 onEvent?(.finished(note: id, stage: stage, seconds: Date().timeIntervalSince(started), detail: detail))
             } catch {
-                let message = (error as? LocalizedError)?.errorDescription ?? "\(error)"
+                let message = error.descriptionWithAdvice  // kept on the note: the page shows what to do
                 try fail(stage, note: id, message: message)
                 onEvent?(.failed(note: id, stage: stage, seconds: Date().timeIntervalSince(started), error: message))
             }
