@@ -86,7 +86,8 @@ let package = Package(
         // Each capability's entry type driven from 8 tasks at once (make tsan runs these under the thread sanitizer).
         .testTarget(name: "EarshotConcurrencyTests", dependencies: ["EarshotSpeech", "EarshotSound", "EarshotVoice", "EarshotNotes",
                                                                     "EarshotCore", "EarshotTestSupport"]),
-        .testTarget(name: "EarshotServerTests", dependencies: ["EarshotServer", "EarshotSpeech", "EarshotCore", "EarshotTestSupport"]),
+        .testTarget(name: "EarshotServerTests", dependencies: ["EarshotServer", "EarshotSpeech", "EarshotNotes", "EarshotCore",
+                                                               "EarshotTestSupport"]),
         .testTarget(name: "EarshotCLITests", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotTestSupport"]),
         .testTarget(name: "EarshotBatchTests", dependencies: ["EarshotBatch", "EarshotSpeech", "EarshotCore", "EarshotTestSupport"]),
     ]

@@ -1,4 +1,5 @@
 import EarshotCore
+import EarshotNotes
 import EarshotServer
 import EarshotTestSupport
 import Foundation
@@ -147,6 +148,40 @@ final class NotesAPITests: XCTestCase {
             Thread.sleep(forTimeInterval: 0.2)
         }
         XCTAssertEqual(stages.map { $0["state"] as? String }, ["done", "done", "done"], "\(stages)")
+    }
+
+    /// Stopping the server stops its notes work: when `stop` returns nothing runs on, the stage that was running
+    /// finished or was given back (not failed), no later stage began, and the next server takes the rest up. Work left
+    /// running in a stopped server's process kept Swift's cooperative threads (two on a 2-core machine) busy for
+    /// whatever came next.
+    func testStoppingTheServerLeavesNoNotesWorkRunning() throws {
+        let fixture = try ServerFixture(processNotes: true)
+        defer { fixture.stop() }
+        let clip = try fixture.speech("The boiler needs its yearly service before the first cold week of November.", name: "boiler.wav")
+        let id = try XCTUnwrap(try fixture.client.request("POST", "/api/notes", files: [("file", clip)]).json["id"] as? Int)
+        for _ in 0..<600 {
+            let stages = try fixture.client.get("/api/notes/\(id)").json["stages"] as? [[String: Any]] ?? []
+            if let first = stages.first?["state"] as? String, first != "pending" { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        fixture.server.stop()
+
+        let library = try NotesStore(directory: fixture.server.configuration.notesDirectory)  // a reader of its own
+        let stopped = try library.note(id).stages
+        XCTAssertFalse(stopped.contains { $0.state == .running || $0.state == .failed }, "\(stopped)")
+        XCTAssertEqual(stopped.last?.state, .pending, "the last stage had not begun: \(stopped)")
+        Thread.sleep(forTimeInterval: 3)
+        XCTAssertEqual(try library.note(id).stages, stopped, "no stage began or ended after stop returned")
+
+        let next = try AppServer(fixture.server.configuration)
+        defer { next.stop() }
+        var stages = stopped
+        for _ in 0..<1200 where !stages.allSatisfy({ $0.state == .done || $0.state == .failed }) {
+            Thread.sleep(forTimeInterval: 0.25)
+            stages = try library.note(id).stages
+        }
+        XCTAssertEqual(stages.map(\.state), [.done, .done, .done], "\(stages)")
+        XCTAssertEqual(stages.map(\.completions), [1, 1, 1], "\(stages)")
     }
 
     func testNonAudioUploadStoresNothing() throws {

@@ -10,9 +10,11 @@ final class ServerFixture {
     let server: AppServer
     let client: HTTPClient
     let audio: URL
+    /// The server's log lines, when the test gave no log of its own: told with a live session that failed.
+    let lines = Locked<[String]>([])
 
     init(token: String? = nil, maxUpload: Int = 64 * 1024 * 1024, queue: Int = 32, processNotes: Bool = false,
-         log: ServerLog = ServerLog(format: .off)) throws {
+         log: ServerLog? = nil) throws {
         home = try TestHome.make(linking: ["voice/background"])
         var configuration = AppServer.Configuration(models: ModelStore(home: home))
         configuration.port = 0
@@ -20,7 +22,7 @@ final class ServerFixture {
         configuration.maxUpload = maxUpload
         configuration.queueCapacity = queue
         configuration.processNotes = processNotes
-        configuration.log = log
+        configuration.log = log ?? ServerLog(format: .text) { [lines] line in lines.withLock { $0.append(line) } }
         server = try AppServer(configuration)
         client = HTTPClient(base: server.address, headers: token.map { ["Authorization": "Bearer \($0)"] } ?? [:])
         audio = home.appendingPathComponent("audio")
@@ -43,6 +45,16 @@ final class ServerFixture {
     /// A live session as the pages drive one: opened with `open` (the JSON body of `POST /api/live`), `samples` pushed
     /// in half-second pieces while its events are read, then ended; every event it sent, `end` last.
     func live(_ open: String, samples: [Float]) throws -> [(event: String, data: String)] {
+        let stall = StallReport("the live session \(open)", after: 120)
+        defer { stall.cancel() }
+        do {
+            return try liveSession(open, samples: samples)
+        } catch {
+            throw FixtureError("\(error)\nthe server's log:\n" + lines.withLock { $0.suffix(40).joined() })
+        }
+    }
+
+    private func liveSession(_ open: String, samples: [Float]) throws -> [(event: String, data: String)] {
         let opened = try client.request("POST", "/api/live", headers: ["Content-Type": "application/json"], body: Data(open.utf8))
         guard opened.status == 201, let events = opened.json["events"] as? String, let audio = opened.json["audio"] as? String,
               let id = opened.json["id"] as? String else {

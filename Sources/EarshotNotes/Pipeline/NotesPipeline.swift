@@ -46,13 +46,15 @@ public final class NotesPipeline {
         self.modelStore = modelStore
     }
 
-    /// Runs stages until none is ready (or `only` note's are done); returns how many ran. Runs on the caller's
-    /// actor (the pipeline is not shared between tasks: `NotesLibrary` owns one).
+    /// Runs stages until none is ready (or `only` note's are done), or until the calling task is cancelled (the stage
+    /// running then finishes first); returns how many ran. Runs on the caller's actor (the pipeline is not shared
+    /// between tasks: `NotesLibrary` owns one).
     @discardableResult
     public func run(only note: Int? = nil, isolation: isolated (any Actor)? = #isolation,
                     onEvent: ((Event) -> Void)? = nil) async throws -> Int {
         var ran = 0
-        while true {
+        // a stopped server's worker claims nothing more: the stages left wait for the next process
+        while !Task.isCancelled {
             let claimed: (Int, NoteStage)?
             do { claimed = try claim(only: note) } catch { abandoned = []; throw error }
             for (id, stage, message) in abandoned {  // failed by the claim: their worker died too often
@@ -66,6 +68,11 @@ public final class NotesPipeline {
             do {
                 let detail = try await perform(stage, note: id, onEvent: onEvent)
                 onEvent?(.finished(note: id, stage: stage, seconds: Date().timeIntervalSince(started), detail: detail))
+            } catch is CancellationError where Task.isCancelled {
+                // stopped mid-stage (a server shutting down): the stage waits for the next worker, neither failed nor
+                // counted as a crash
+                try release(stage, note: id)
+                break
             } catch {
                 let message = error.descriptionWithAdvice  // kept on the note: the page shows what to do
                 try fail(stage, note: id, message: message)
@@ -141,6 +148,14 @@ public final class NotesPipeline {
                     WHERE note_id = ? AND stage = ?
                     """, [.real(Date().timeIntervalSince1970), .integer(Int64(id)), .text(stage.rawValue)])
             }
+        }
+    }
+
+    /// Gives a claimed stage back, untouched, for the next worker to run.
+    func release(_ stage: NoteStage, note id: Int) throws {
+        try store.guarded {
+            try store.db.query("UPDATE stages SET state = 'pending', worker = NULL, started = NULL WHERE note_id = ? AND stage = ? AND state = 'running' AND worker = ?",
+                               [.integer(Int64(id)), .text(stage.rawValue), .integer(pid)])
         }
     }
 

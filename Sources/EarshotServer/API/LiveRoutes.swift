@@ -61,12 +61,17 @@ enum LiveRoutes {
                 throw HTTPError(400, "kind must be transcribe, sound or voice")
             }
             let session = try services.live.open(kind: open.kind, sampleRate: sampleRate)
+            let log = services.configuration.log, opened = Date()
             let task = Task {
                 do {
                     try await work(session)
                     _ = send("end", ["id": session.id], to: session)
+                    log.live(session: session.id, kind: open.kind, outcome: "ended", seconds: Date().timeIntervalSince(opened),
+                             detail: session.events.isCancelled ? "its events' reader left" : "")
                 } catch {
                     _ = send("error", APIErrorBody(error: .init(message: error.localizedDescription, type: "server_error", code: 500)), to: session)
+                    log.live(session: session.id, kind: open.kind, outcome: "failed", seconds: Date().timeIntervalSince(opened),
+                             detail: error.localizedDescription)
                 }
                 session.events.finish()
                 services.live.remove(session.id)

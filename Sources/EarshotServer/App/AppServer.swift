@@ -92,10 +92,13 @@ public final class AppServer: Sendable {
         notesWorker?.start()
     }
 
-    /// Stops listening (open connections finish) and the background work after its current stage.
+    /// Stops listening (open connections finish) and the notes' background work: the stage in flight finishes (`stop`
+    /// waits for it, up to `NotesWorker.stopWait`), later stages wait for the next start.
     public func stop() {
         services.noteEvents.finish()
         http.stop()
-        notesWorker?.stop()
+        if notesWorker?.stop() == false {
+            configuration.log.problem("the notes worker's stage in flight did not finish within \(Int(NotesWorker.stopWait)) s of stopping")
+        }
     }
 }

@@ -51,5 +51,19 @@ final class NotesWorker: Sendable {
         } }
     }
 
-    func stop() { task.withLock { $0?.cancel(); $0 = nil } }
+    /// Seconds `stop` waits for the stage in flight to finish (a transcription stops at its next window; a language
+    /// model's reply runs to its end). Past it the stage still finishes, and the process's exit ends it.
+    static let stopWait = 60.0
+
+    /// Cancels the work and waits for the stage in flight: a stopped server leaves nothing running in this process
+    /// (work left behind kept Swift's few cooperative threads busy for whatever ran next). Stages not begun stay
+    /// waiting for the next worker. Returns false when the wait ran out.
+    @discardableResult
+    func stop() -> Bool {
+        guard let running = task.withLock({ task in defer { task = nil }; return task }) else { return true }
+        running.cancel()
+        let ended = DispatchSemaphore(value: 0)
+        Task.detached { await running.value; ended.signal() }
+        return ended.wait(timeout: .now() + Self.stopWait) == .success
+    }
 }

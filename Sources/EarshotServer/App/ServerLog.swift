@@ -2,8 +2,9 @@ import EarshotCore
 import Foundation
 
 /// What the server says it does, a line each on standard error: one per request (method, path, status, bytes,
-/// milliseconds) and one per background job (note, stage, outcome, seconds). `text` for people, `json` (one object
-/// a line) for log collectors; `off` for a server embedded in another program that logs on its own.
+/// milliseconds), one per background job (note, stage, outcome, seconds) and one per live session. `text` for
+/// people, `json` (one object a line) for log collectors; `off` for a server embedded in another program that logs on
+/// its own.
 public struct ServerLog: Sendable {
     public enum Format: String, Sendable, CaseIterable { case text, json, off }
     public let format: Format
@@ -26,6 +27,13 @@ public struct ServerLog: Sendable {
     func job(note: Int, stage: String, outcome: String, seconds: Double, detail: String) {
         emit(["kind": "job", "note": note, "stage": stage, "outcome": outcome, "seconds": (seconds * 100).rounded() / 100, "detail": detail],
              text: "job note \(note) \(stage) \(outcome) \(String(format: "%.2f", seconds)) s: \(detail)")
+    }
+
+    /// A live session's end (`/api/live`): "ended" when its audio ended or its reader left, "failed" with the error.
+    func live(session: String, kind: String, outcome: String, seconds: Double, detail: String) {
+        emit(["kind": "live", "session": session, "type": kind, "outcome": outcome, "seconds": (seconds * 100).rounded() / 100,
+              "detail": detail],
+             text: "live \(kind) session \(session) \(outcome) \(String(format: "%.2f", seconds)) s\(detail.isEmpty ? "" : ": " + detail)")
     }
 
     /// Something the server could not do in the background (opening the notes store, say).
