@@ -78,6 +78,9 @@ final class ServerFixture {
     }
 
     func stop() {
+        // stopping waits for a notes stage in flight (up to a minute), never much longer
+        let stall = StallReport("stopping the server", after: 90)
+        defer { stall.cancel() }
         server.stop()
         try? FileManager.default.removeItem(at: home)
     }
