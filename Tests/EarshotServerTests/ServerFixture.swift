@@ -60,11 +60,22 @@ final class ServerFixture {
               let id = opened.json["id"] as? String else {
             throw FixtureError("POST /api/live \(open): \(opened.status) \(opened.text)")
         }
-        let received = Locked<[(event: String, data: String)]>([])
+        // the pages' order: the events are being read before any audio goes (a reader that came after the DELETE of a
+        // short session would find it gone)
+        let reader = try RawHTTPConnection(port: server.port)
+        let headers = client.headers.map { "\($0.key): \($0.value)\r\n" }.joined()
+        guard reader.send("GET \(events) HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\(headers)Connection: close\r\n\r\n") else {
+            throw FixtureError("GET \(events): the server closed the connection")
+        }
+        var received = reader.readBytes(seconds: 60, stopAfterAny: true).bytes
+        guard String(decoding: received, as: UTF8.self).hasPrefix("HTTP/1.1 200") else {
+            throw FixtureError("GET \(events): \(String(decoding: received, as: UTF8.self))")
+        }
+        let rest = Locked<[UInt8]>([])
         let done = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async { [client] in
-            let all = (try? client.events(events)) ?? []
-            received.withLock { $0 = all }
+        DispatchQueue.global().async {
+            let (bytes, _) = reader.readBytes(seconds: 300)
+            rest.withLock { $0 = bytes }
             done.signal()
         }
         for start in stride(from: 0, to: samples.count, by: 8000) {
@@ -74,7 +85,13 @@ final class ServerFixture {
         }
         _ = try client.request("DELETE", "/api/live/\(id)")
         guard done.wait(timeout: .now() + 120) == .success else { throw FixtureError("the live session \(id) did not end") }
-        return received.withLock { $0 }
+        received += rest.withLock { $0 }
+        let separator = Array("\r\n\r\n".utf8)
+        guard let headEnd = (0...max(0, received.count - separator.count)).first(where: { Array(received[$0..<$0 + separator.count]) == separator }),
+              let body = RawHTTPConnection.dechunked(received[(headEnd + separator.count)...]) else {
+            throw FixtureError("the live session \(id)'s events did not end whole: \(String(decoding: received, as: UTF8.self))")
+        }
+        return HTTPClient.events(in: String(decoding: body, as: UTF8.self))
     }
 
     func stop() {

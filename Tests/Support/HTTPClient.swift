@@ -64,9 +64,14 @@ public struct HTTPClient: Sendable {
     public func events(_ path: String, method: String = "GET", form: [(String, String)] = [], files: [(String, URL)] = [],
                        maxSeconds: Int = 300) throws -> [(event: String, data: String)] {
         let response = try request(method, path, headers: ["Accept": "text/event-stream"], form: form, files: files, maxSeconds: maxSeconds)
+        return Self.events(in: response.text)
+    }
+
+    /// The events of a Server-Sent Events body: each event's name and data line.
+    public static func events(in text: String) -> [(event: String, data: String)] {
         var events: [(String, String)] = []
         var name = "message"
-        for line in response.text.split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             if line.hasPrefix("event: ") { name = String(line.dropFirst(7)) }
             if line.hasPrefix("data: ") { events.append((name, String(line.dropFirst(6)))); name = "message" }
         }

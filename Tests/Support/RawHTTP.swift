@@ -59,6 +59,22 @@ public final class RawHTTPConnection: @unchecked Sendable {
         return (received, false)
     }
 
+    /// The body of a response sent with `Transfer-Encoding: chunked` (everything after its head), its chunks joined;
+    /// nil when it is not whole (a chunk cut short, no last chunk).
+    public static func dechunked(_ body: ArraySlice<UInt8>) -> [UInt8]? {
+        var joined: [UInt8] = [], at = body.startIndex
+        while let lineEnd = body[at...].firstIndex(of: UInt8(ascii: "\n")) {
+            let sizeLine = String(decoding: body[at..<lineEnd], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard let size = Int(sizeLine.split(separator: ";").first ?? "", radix: 16) else { return nil }
+            if size == 0 { return joined }
+            let start = lineEnd + 1
+            guard body.endIndex - start >= size + 2 else { return nil }
+            joined += body[start..<start + size]
+            at = start + size + 2  // the chunk's CRLF
+        }
+        return nil
+    }
+
     /// What arrives within `seconds`, and whether the server closed the connection.
     public func read(seconds: Double) -> (text: String, closed: Bool) {
         let (bytes, closed) = readBytes(seconds: seconds)
