@@ -151,9 +151,8 @@ final class NotesAPITests: XCTestCase {
     }
 
     /// Stopping the server stops its notes work: when `stop` returns nothing runs on, the stage that was running
-    /// finished or was given back (not failed), no later stage began, and the next server takes the rest up. Work left
-    /// running in a stopped server's process kept Swift's cooperative threads (two on a 2-core machine) busy for
-    /// whatever came next.
+    /// finished or was given back (not failed), no later stage began, and the next server takes the rest up. Before,
+    /// a stopped server's worker went on claiming and running every waiting stage.
     func testStoppingTheServerLeavesNoNotesWorkRunning() throws {
         let fixture = try ServerFixture(processNotes: true)
         defer { fixture.stop() }

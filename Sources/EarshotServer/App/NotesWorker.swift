@@ -56,8 +56,8 @@ final class NotesWorker: Sendable {
     static let stopWait = 60.0
 
     /// Cancels the work and waits for the stage in flight: a stopped server leaves nothing running in this process
-    /// (work left behind kept Swift's few cooperative threads busy for whatever ran next). Stages not begun stay
-    /// waiting for the next worker. Returns false when the wait ran out.
+    /// (work left behind went on with Whisper and the language model, against a store its owner may have removed).
+    /// Stages not begun stay waiting for the next worker. Returns false when the wait ran out.
     @discardableResult
     func stop() -> Bool {
         guard let running = task.withLock({ task in defer { task = nil }; return task }) else { return true }
