@@ -86,9 +86,7 @@ final class ServerFixture {
         _ = try client.request("DELETE", "/api/live/\(id)")
         guard done.wait(timeout: .now() + 120) == .success else { throw FixtureError("the live session \(id) did not end") }
         received += rest.withLock { $0 }
-        let separator = Array("\r\n\r\n".utf8)
-        guard let headEnd = (0...max(0, received.count - separator.count)).first(where: { Array(received[$0..<$0 + separator.count]) == separator }),
-              let body = RawHTTPConnection.dechunked(received[(headEnd + separator.count)...]) else {
+        guard let body = RawHTTPConnection.chunkedBody(ofResponse: received) else {
             throw FixtureError("the live session \(id)'s events did not end whole: \(String(decoding: received, as: UTF8.self))")
         }
         return HTTPClient.events(in: String(decoding: body, as: UTF8.self))

@@ -59,9 +59,11 @@ public final class RawHTTPConnection: @unchecked Sendable {
         return (received, false)
     }
 
-    /// The body of a response sent with `Transfer-Encoding: chunked` (everything after its head), its chunks joined;
-    /// nil when it is not whole (a chunk cut short, no last chunk).
-    public static func dechunked(_ body: ArraySlice<UInt8>) -> [UInt8]? {
+    /// The body of a whole response sent with `Transfer-Encoding: chunked` (its head, then its chunks), the chunks
+    /// joined; nil when it is not whole (no end of head, a chunk cut short, no last chunk).
+    public static func chunkedBody(ofResponse response: [UInt8]) -> [UInt8]? {
+        guard let head = response.firstRange(of: Array("\r\n\r\n".utf8)) else { return nil }
+        let body = response[head.upperBound...]
         var joined: [UInt8] = [], at = body.startIndex
         while let lineEnd = body[at...].firstIndex(of: UInt8(ascii: "\n")) {
             let sizeLine = String(decoding: body[at..<lineEnd], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -63,16 +63,16 @@ enum LiveRoutes {
             let session = try services.live.open(kind: open.kind, sampleRate: sampleRate)
             let log = services.configuration.log, opened = Date()
             let task = Task {
+                let outcome: (String, detail: String)
                 do {
                     try await work(session)
                     _ = send("end", ["id": session.id], to: session)
-                    log.live(session: session.id, kind: open.kind, outcome: "ended", seconds: Date().timeIntervalSince(opened),
-                             detail: session.events.isCancelled ? "its events' reader left" : "")
+                    outcome = ("ended", session.events.isCancelled ? "its events' reader left" : "")
                 } catch {
                     _ = send("error", APIErrorBody(error: .init(message: error.localizedDescription, type: "server_error", code: 500)), to: session)
-                    log.live(session: session.id, kind: open.kind, outcome: "failed", seconds: Date().timeIntervalSince(opened),
-                             detail: error.localizedDescription)
+                    outcome = ("failed", error.localizedDescription)
                 }
+                log.live(session: session.id, kind: open.kind, outcome: outcome.0, seconds: Date().timeIntervalSince(opened), detail: outcome.detail)
                 session.events.finish()
                 services.live.remove(session.id)
             }
