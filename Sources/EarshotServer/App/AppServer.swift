@@ -98,7 +98,8 @@ public final class AppServer: Sendable {
         services.noteEvents.finish()
         http.stop()
         if notesWorker?.stop() == false {
-            configuration.log.problem("the notes worker's stage in flight did not finish within \(Int(NotesWorker.stopWait)) s of stopping")
+            configuration.log.problem("the notes worker's stage in flight did not finish within \(Int(NotesWorker.stopWait)) s of stopping; "
+                + "the next `earshot serve` or `earshot notes process` runs it again")
         }
     }
 }
