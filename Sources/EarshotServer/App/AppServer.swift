@@ -93,13 +93,27 @@ public final class AppServer: Sendable {
     }
 
     /// Stops listening (open connections finish) and the notes' background work: the stage in flight finishes (`stop`
-    /// waits for it, up to `NotesWorker.stopWait`), later stages wait for the next start.
+    /// waits for it, up to `NotesWorker.stopWait`), later stages wait for the next start. It blocks its thread while it
+    /// waits, and the notes' work needs a thread of Swift's cooperative pool to end: from an async function, await
+    /// `stop() async` instead, which waits on a dispatch queue.
     public func stop() {
         services.noteEvents.finish()
         http.stop()
         if notesWorker?.stop() == false {
             configuration.log.problem("the notes worker's stage in flight did not finish within \(Int(NotesWorker.stopWait)) s of stopping; "
                 + "the next `earshot serve` or `earshot notes process` runs it again")
+        }
+    }
+
+    /// `stop()` for an async caller. Blocking one of the pool's threads there would keep the notes' work from the thread
+    /// it needs to end: on a one-core machine the pool has one thread, and Ctrl-C on `earshot serve` waited out the
+    /// whole `NotesWorker.stopWait`.
+    public func stop() async {
+        await withCheckedContinuation { (stopped: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                self.stop()
+                stopped.resume()
+            }
         }
     }
 }

@@ -65,7 +65,7 @@ enum ServeCommand {
         }
         await waitForTermination()
         StandardError.write("stopping: open requests finish first\n")
-        server.stop()
+        await server.stop()
         return 0
     }
 
