@@ -18,14 +18,17 @@ final class HeadDeadlines: @unchecked Sendable {
         self.seconds = seconds
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "earshot.head-deadlines"))
         timer.schedule(deadline: .now() + 1, repeating: 1)
+        // The sockets are shut under the lock: libmicrohttpd tells `closed` before it closes a socket, and `closed`
+        // waits for this lock, so a socket shut here is still its connection's. Shut after unlocking, one whose
+        // connection had meanwhile closed could be a new connection's, given the same descriptor number.
         timer.setEventHandler { [waiting, seconds] in
-            let late = waiting.withLock { all in
+            waiting.withLock { all in
                 let now = Date()
-                let overdue = all.heads.filter { now.timeIntervalSince($0.value.since) > seconds }
-                for key in overdue.keys { all.heads[key] = nil }  // once: the socket is shut below
-                return overdue.values.map(\.socket)
+                for (connection, head) in all.heads where now.timeIntervalSince(head.since) > seconds {
+                    all.heads[connection] = nil  // once
+                    shutdown(head.socket, Int32(SHUT_RDWR))
+                }
             }
-            for socket in late { shutdown(socket, Int32(SHUT_RDWR)) }
         }
         timer.resume()
     }
