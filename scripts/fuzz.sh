@@ -10,6 +10,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 EARSHOT_HOME=${EARSHOT_HOME:-$HOME/.cache/earshot}
 export PKG_CONFIG_PATH="$EARSHOT_HOME/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 RUNS=1000000
+MERGE_ABOVE=${FUZZ_MERGE_ABOVE:-1000}
 BUILD_ONLY=false
 PREBUILT=false
 if [ "${1:-}" = "--build-only" ]; then BUILD_ONLY=true; shift; fi
@@ -41,6 +42,18 @@ for target in "${TARGETS[@]}"; do
   regressions="$ROOT/Fuzz/Regressions/$target"
   corpus="$EARSHOT_HOME/fuzz/$target"
   mkdir -p "$regressions" "$corpus"
+  # every pass adds inputs that reached new code to the kept corpus, and every pass first runs all of them (a count
+  # that -runs includes): past MERGE_ABOVE files it is cut to the inputs that each reach something the others do not
+  # (fuzz-websocket's 1,638 inputs of 30 sessions were 220 such). The merged corpus replaces the old one only whole.
+  if [ "$(find "$corpus" -maxdepth 1 -type f | wc -l)" -gt "$MERGE_ABOVE" ]; then
+    rm -rf "$corpus.merged" "$corpus.old" && mkdir -p "$corpus.merged"
+    if "$BIN/$target" -merge=1 -detect_leaks=0 -rss_limit_mb=2048 -timeout=120 "$corpus.merged" "$corpus" > "$corpus.log" 2>&1; then
+      echo "ok   $target: corpus merged, $(ls "$corpus" | wc -l) inputs to $(ls "$corpus.merged" | wc -l)"
+      mv "$corpus" "$corpus.old" && mv "$corpus.merged" "$corpus" && rm -rf "$corpus.old"
+    else
+      rm -rf "$corpus.merged"  # the pass below runs the whole corpus and says what crashed
+    fi
+  fi
   if compgen -G "$regressions/*" > /dev/null; then
     "$BIN/$target" -detect_leaks=0 "$regressions"/* > "$corpus.log" 2>&1 || { tail -30 "$corpus.log"; echo "FAIL $target: a regression input crashes again"; exit 1; }
     echo "ok   $target: $(ls "$regressions" | wc -l) regression input(s)"
