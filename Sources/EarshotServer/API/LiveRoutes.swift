@@ -77,6 +77,11 @@ enum LiveRoutes {
                 services.live.remove(session.id)
             }
             session.worker.withLock { $0 = task }
+            // a reader that left sends no more audio: end the session then. Before, it lived on until another session
+            // opened after its 120 s idle limit. The HTTP server notices that a waiting stream's client has gone when
+            // a keep-alive cannot be written: 15-30 s (measured: 27 s after curl left; the first write after the
+            // client's close still succeeds).
+            session.events.onCancel { services.live.remove(session.id) }
             let base = "/api/live/\(session.id)"
             return .json(Opened(id: session.id, kind: open.kind, sampleRate: sampleRate, audio: "\(base)/audio", events: "\(base)/events"),
                          status: 201)

@@ -14,6 +14,7 @@ public final class ByteChannel: @unchecked Sendable {
     /// How to wake the connection while it waits suspended for bytes; nil while it is not waiting.
     private var wake: (@Sendable () -> Void)?
     private var waits = 0
+    private var cancelAction: (@Sendable () -> Void)?
     /// Seconds of silence after which a comment line goes out, so proxies and browsers keep the connection.
     static let keepAlive = 15.0
 
@@ -56,7 +57,26 @@ public final class ByteChannel: @unchecked Sendable {
         waiting?()
     }
 
-    func cancel() { lock.withLock { cancelled = true; wake = nil } }
+    /// The client went away (or the stream ended): `isCancelled` from now on, and the action given to `onCancel` runs.
+    func cancel() {
+        let action = lock.withLock { () -> (@Sendable () -> Void)? in
+            cancelled = true
+            wake = nil
+            defer { cancelAction = nil }
+            return cancelAction
+        }
+        action?()
+    }
+
+    /// Runs `action` once when the client goes away (at once if it has): for a producer that may have nothing to send
+    /// for a long time, and so would not learn it from `send`.
+    public func onCancel(_ action: @escaping @Sendable () -> Void) {
+        let now = lock.withLock { () -> Bool in
+            if !cancelled { cancelAction = action }
+            return cancelled
+        }
+        if now { action() }
+    }
 
     enum Take {
         case bytes(Data)
