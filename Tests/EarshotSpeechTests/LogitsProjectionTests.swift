@@ -8,25 +8,29 @@ import XCTest
 /// the likeliest tokens scored again from the float16 rows) gives the float model's scores where a choice is made,
 /// and the same numbers on every CPU: its integer sums are exact, whatever instructions add them.
 final class LogitsProjectionTests: XCTestCase {
+    /// At base's width (the longest sums), at a width of an odd number of 16-value blocks (the vector loop's lone first
+    /// block), at one block, and at a width that is no multiple of 16 (plain C).
     func testIntegerSumsAreExactAtTheLargestValuesTheKernelCanSee() {
-        let (rows, width, count) = (37, 512, 3)  // base's width: the longest sums
-        var generator = SplitMix64(seed: 11)
-        // extremes (±127 × ±32767, all one sign in the first row) and random values
-        var weights = [Int8](repeating: 127, count: width) + [Int8](repeating: -127, count: width)
-        weights += (0..<((rows - 2) * width)).map { _ in Int8.random(in: -127...127, using: &generator) }
-        var states = [Int16](repeating: 32767, count: width)
-        states += (0..<((count - 1) * width)).map { _ in Int16.random(in: -32767...32767, using: &generator) }
-        let scales = (0..<rows).map { _ in Float.random(in: 0.001...0.1, using: &generator) }
-        let stateScales: [Float] = [0.0003, 0.002, 1.5]
-        var out = [Float](repeating: .nan, count: count * rows)
-        earshot_int8_project(weights, scales, 0, Int32(rows), Int32(width), states, stateScales, Int32(count), &out, Int32(rows))
-        for r in 0..<count {
-            for v in 0..<rows {
-                let sum = (0..<width).reduce(Int64(0)) { $0 + Int64(weights[v * width + $1]) * Int64(states[r * width + $1]) }
-                XCTAssertEqual(out[r * rows + v], Float(sum) * stateScales[r] * scales[v], "row \(v), vector \(r)")
+        for width in [512, 400, 16, 24] {
+            let (rows, count) = (37, 3)
+            var generator = SplitMix64(seed: 11)
+            // extremes (±127 × ±32767, all one sign in the first row) and random values
+            var weights = [Int8](repeating: 127, count: width) + [Int8](repeating: -127, count: width)
+            weights += (0..<((rows - 2) * width)).map { _ in Int8.random(in: -127...127, using: &generator) }
+            var states = [Int16](repeating: 32767, count: width)
+            states += (0..<((count - 1) * width)).map { _ in Int16.random(in: -32767...32767, using: &generator) }
+            let scales = (0..<rows).map { _ in Float.random(in: 0.001...0.1, using: &generator) }
+            let stateScales: [Float] = [0.0003, 0.002, 1.5]
+            var out = [Float](repeating: .nan, count: count * rows)
+            earshot_int8_project(weights, scales, 0, Int32(rows), Int32(width), states, stateScales, Int32(count), &out, Int32(rows))
+            for r in 0..<count {
+                for v in 0..<rows {
+                    let sum = (0..<width).reduce(Int64(0)) { $0 + Int64(weights[v * width + $1]) * Int64(states[r * width + $1]) }
+                    XCTAssertEqual(out[r * rows + v], Float(sum) * stateScales[r] * scales[v], "width \(width), row \(v), vector \(r)")
+                }
             }
+            XCTAssertEqual(out[0], Float(127 * 32767 * width) * stateScales[0] * scales[0], "width \(width): the largest sum did not overflow")
         }
-        XCTAssertEqual(out[0], Float(127 * 32767 * width) * stateScales[0] * scales[0], "the largest sum did not overflow")
     }
 
     func testHalfPrecisionRowsAreReadAsTheirExactValues() {
