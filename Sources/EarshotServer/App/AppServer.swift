@@ -105,9 +105,10 @@ public final class AppServer: Sendable {
         }
     }
 
-    /// `stop()` for an async caller. Blocking one of the pool's threads there would keep the notes' work from the thread
-    /// it needs to end: on a one-core machine the pool has one thread, and Ctrl-C on `earshot serve` waited out the
-    /// whole `NotesWorker.stopWait`.
+    /// `stop()` for an async caller. Blocking one of the pool's threads there could keep the notes' work from the thread
+    /// it needs to end: on a one-core machine the pool has one thread, and Ctrl-C on `earshot serve` would wait out the
+    /// whole `NotesWorker.stopWait` (found by reading; the pool is two threads wide on the 2-core test machines, where
+    /// it did not show).
     public func stop() async {
         await withCheckedContinuation { (stopped: CheckedContinuation<Void, Never>) in
             DispatchQueue.global().async {
