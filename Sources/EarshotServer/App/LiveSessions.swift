@@ -49,14 +49,14 @@ final class LiveSessions: Sendable {
     }
 
     static let limit = 16
-    /// A session that gets no audio for this long is closed.
+    /// A session that gets no audio for this long is closed (when the next one opens). One whose events reader left
+    /// is removed as soon as the server notices (`ByteChannel.onCancel`, set where the session's work starts).
     static let idleSeconds = 120.0
     private let sessions = Locked<[String: Session]>([:])
 
     func open(kind: String, sampleRate: Int) throws -> Session {
         try sessions.withLock { all in
-            for (id, session) in all where Date().timeIntervalSince(session.lastAudio.withLock { $0 }) > Self.idleSeconds
-                || session.events.isCancelled {
+            for (id, session) in all where Date().timeIntervalSince(session.lastAudio.withLock { $0 }) > Self.idleSeconds {
                 session.close()
                 all[id] = nil
             }
