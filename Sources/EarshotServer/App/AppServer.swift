@@ -110,11 +110,6 @@ public final class AppServer: Sendable {
     /// whole `NotesWorker.stopWait` (found by reading; the pool is two threads wide on the 2-core test machines, where
     /// it did not show).
     public func stop() async {
-        await withCheckedContinuation { (stopped: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                self.stop()
-                stopped.resume()
-            }
-        }
+        _ = try? await offload { self.stop() }  // it throws nothing
     }
 }
