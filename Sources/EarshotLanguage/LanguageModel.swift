@@ -80,7 +80,7 @@ public final class LanguageModel: ChatModel {
     public init(_ choice: LanguageModelChoice = .standard, store: ModelStore = ModelStore(), threads: Int = 2,
                 contextTokens: Int = 4096, remembersPrompts: Bool = false) throws {
         let path = try store.file(choice.file, of: "\(choice.displayName) (language model)")
-        let (model, context) = try LlamaRuntime.load(path, contextTokens: contextTokens, threads: threads, embeddings: false)
+        let (model, context) = try LlamaRuntime.load(path, contextTokens: contextTokens, threads: threads, embeddings: false, sequences: Self.sequences)
         self.choice = choice
         self.contextTokens = contextTokens
         generationLock = store.home.appendingPathComponent("locks/language-model.lock")
@@ -186,25 +186,104 @@ public final class LanguageModel: ChatModel {
         }
     }
 
+    /// The replies to several questions, decoded together: the beginning their prompts share is read once and its
+    /// cells are shared by one sequence per question; then each step decodes, in one batch, every unfinished reply's
+    /// chosen token and its draft. A step of three tokens costs little more than a step of one on a CPU (the weights
+    /// are read once), so the note writer's three questions take about as long as the longest reply alone
+    /// (BENCHMARKS.md). Each reply is greedy, and the same questions always get the same replies; they can differ
+    /// from a reply asked alone, as any change of batch does.
+    public func replies(to requests: [ReplyRequest]) throws -> [String] {
+        try FileLock.withExclusiveLock(at: generationLock) {
+            guard requests.count > 1 else { return try requests.map { try replyAlone($0) } }
+            return try repliesTogether(requests)
+        }
+    }
+
     private func replyAlone(to messages: [Message], maxTokens: Int, grammar: String?, end: ReplyEnd?) throws -> String {
+        try replyAlone(ReplyRequest(messages, maxTokens: maxTokens, grammar: grammar, end: end))
+    }
+
+    private func replyAlone(_ request: ReplyRequest) throws -> String {
         let started = Date()
-        let tokens = LlamaRuntime.tokenize(try prompt(messages), vocab: vocab, special: true)
-        guard tokens.count + maxTokens <= contextTokens else {
+        let tokens = try tokens(of: request)
+        let stream = try ReplyStream(prompt: tokens, sequence: 0, request: request, vocab: vocab)
+        try decodePrompt(tokens, through: tokens.count)
+        stream.next = nextToken(grammar: stream.grammar)
+        try generate([stream])
+        cached = stream.tokens
+        generatedTokens += stream.generated
+        generationSeconds += Date().timeIntervalSince(started)
+        return stream.reply
+    }
+
+    private func repliesTogether(_ requests: [ReplyRequest]) throws -> [String] {
+        let started = Date()
+        let prompts = try requests.map { try tokens(of: $0) }
+        var common = 0
+        let shortest = prompts.map(\.count).min()! - 1
+        while common < shortest && prompts.allSatisfy({ $0[common] == prompts[0][common] }) { common += 1 }
+        let shared = Self.promptCuts(prompts[0].prefix(common + 1).map { LlamaRuntime.piece($0, vocab: vocab) }).last { $0 <= common } ?? 0
+        let ends = prompts.map { $0.count - shared }
+        let needed = shared + zip(ends, requests).reduce(0) { $0 + $1.0 + $1.1.maxTokens }
+        // one batch takes every prompt's end; one that would not fit (or too many questions) is answered in turn
+        guard requests.count <= Self.sequences, ends.reduce(0, +) <= Self.batchTokens, needed <= contextTokens else {
+            return try requests.map { try replyAlone($0) }
+        }
+        let streams = try zip(prompts, requests).enumerated().map { i, pair in
+            try ReplyStream(prompt: pair.0, sequence: llama_seq_id(i), request: pair.1, vocab: vocab)
+        }
+        try decodePrompt(prompts[0], through: shared)
+        let memory = llama_get_memory(context)
+        let batch = DecodeBatch(capacity: Self.batchTokens)
+        var lastRows: [Int32] = []
+        for stream in streams {
+            if stream.sequence > 0 {
+                _ = llama_memory_seq_rm(memory, stream.sequence, -1, -1)
+                llama_memory_seq_cp(memory, 0, stream.sequence, 0, Int32(shared))
+            }
+            lastRows.append(batch.add(stream.tokens[shared...], from: shared, sequence: stream.sequence, logitsOfLastOnly: true) + Int32(stream.promptCount - shared - 1))
+        }
+        // sequence 0 keeps only the shared beginning afterwards: the cells of every prompt's end were decoded in a batch
+        // a prompt asked alone is never decoded in, so no later prompt may reuse them (`decodePrompt`)
+        defer {
+            for stream in streams { _ = llama_memory_seq_rm(memory, stream.sequence, stream.sequence == 0 ? Int32(shared) : -1, -1) }
+        }
+        let rc = batch.decode(in: context)
+        guard rc == 0 else { forgetContext(); throw LanguageError.failed("decoding the prompts failed (\(rc))") }
+        promptTokens += ends.reduce(0, +)
+        for (stream, row) in zip(streams, lastRows) { stream.next = nextToken(grammar: stream.grammar, row: row) }
+        try generate(streams)
+        cached = Array(prompts[0][..<shared])
+        cachedPromptCount = shared
+        generatedTokens += streams.reduce(0) { $0 + $1.generated }
+        generationSeconds += Date().timeIntervalSince(started)
+        return streams.map(\.reply)
+    }
+
+    /// The most replies decoded together, and the most tokens in one batch (llama.cpp's `n_batch`).
+    static let sequences = 4
+    static let batchTokens = 512
+
+    /// A request's prompt as tokens, or an error when it and its longest reply would not fit the context.
+    private func tokens(of request: ReplyRequest) throws -> [llama_token] {
+        let tokens = LlamaRuntime.tokenize(try prompt(request.messages), vocab: vocab, special: true)
+        guard tokens.count + request.maxTokens <= contextTokens else {
             throw LanguageError.failed("the prompt (\(tokens.count) tokens) does not fit the \(contextTokens)-token context")
         }
-        var grammarSampler: UnsafeMutablePointer<llama_sampler>?
-        if let grammar {
-            guard let g = llama_sampler_init_grammar(vocab, grammar, "root") else { throw LanguageError.failed("invalid grammar") }
-            grammarSampler = g
-        }
-        defer { if let grammarSampler { llama_sampler_free(grammarSampler) } }
-        // The prompt is decoded in batches cut where its own tokens say (`promptCuts`): llama.cpp computes a batch
-        // with kernels that depend on its size, so the same prompt must always be cut the same way for the same
-        // answer. What the context already holds is kept only up to a cut of an earlier prompt, so reusing it gives
-        // exactly the numbers a fresh run would (at least the last token is decoded again, for its logits).
+        return tokens
+    }
+
+    /// Brings sequence 0 of the context to hold `tokens[..<limit]`, decoding what it does not hold yet.
+    ///
+    /// The prompt is decoded in batches cut where its own tokens say (`promptCuts`): llama.cpp computes a batch with
+    /// kernels that depend on its size, so the same prompt must always be cut the same way for the same answer. What
+    /// the context already holds is kept only up to a cut of an earlier prompt, so reusing it gives exactly the
+    /// numbers a fresh run would (when the prompt is read to its end, at least its last token is decoded again, for
+    /// its logits).
+    private func decodePrompt(_ tokens: [llama_token], through limit: Int) throws {
         let cuts = Self.promptCuts(tokens.map { LlamaRuntime.piece($0, vocab: vocab) })
         var common = 0
-        let reusable = min(cachedPromptCount, cached.count, tokens.count - 1)
+        let reusable = min(cachedPromptCount, cached.count, limit == tokens.count ? limit - 1 : limit)
         while common < reusable && cached[common] == tokens[common] { common += 1 }
         var position = cuts.last { $0 <= common } ?? 0
         if !llama_memory_seq_rm(llama_get_memory(context), 0, Int32(position), -1) {
@@ -220,53 +299,56 @@ public final class LanguageModel: ChatModel {
             savedPrompt.save(shared, from: context)
             savedTokens = shared
         }
-        promptTokens += tokens.count - position
+        promptTokens += limit - position
         var input = tokens
-        for end in cuts + [tokens.count] where end > position {
+        for end in cuts.filter({ $0 < limit }) + [limit] where end > position {
             let n = end - position
             let rc = input.withUnsafeMutableBufferPointer { llama_decode(context, llama_batch_get_one($0.baseAddress! + position, Int32(n))) }
-            guard rc == 0 else { cached = []; cachedPromptCount = 0; throw LanguageError.failed("decoding the prompt failed (\(rc))") }
+            guard rc == 0 else { forgetContext(); throw LanguageError.failed("decoding the prompt failed (\(rc))") }
             position = end
         }
-        cached = tokens
-        cachedPromptCount = tokens.count
-        // Greedy generation, each chosen token decoded together with a draft of what may follow it (PromptLookup):
-        // the draft's tokens are kept while the model's own choice after each agrees, and the context forgets the rest.
+        cached = Array(tokens[..<limit])
+        cachedPromptCount = limit
+    }
+
+    /// After a failed decode nothing in the context can be trusted: the next prompt starts from nothing.
+    private func forgetContext() {
+        llama_memory_clear(llama_get_memory(context), true)
+        cached = []
+        cachedPromptCount = 0
+    }
+
+    /// Greedy generation of every stream until each is finished. Each step decodes, in one batch, every unfinished
+    /// reply's chosen token together with a draft of what may follow it (PromptLookup): the draft's tokens are kept
+    /// while the model's own choice after each agrees, and the context forgets the rest.
+    private func generate(_ streams: [ReplyStream]) throws {
         let longestGuess = max(0, draftTokens)
-        let batch = DecodeBatch(capacity: longestGuess + 1)
-        var backoff = DraftBackoff()
-        var next = nextToken(grammar: grammarSampler)
-        var text: [UInt8] = [], ended = false
-        // keeps a chosen token; true when the reply has reached `end` with it (nothing after it is decoded)
-        func keep(_ token: llama_token) -> Bool {
-            cached.append(token)
-            guard let end else { return false }
-            text += LlamaRuntime.piece(token, vocab: vocab).map { UInt8(bitPattern: $0) }
-            ended = end.isReached(by: String(decoding: text, as: UTF8.self))
-            return ended
-        }
-        while cached.count - tokens.count < maxTokens && !ended && !llama_vocab_is_eog(vocab, next) {
-            if keep(next) { break }
-            let room = backoff.shouldGuess() ? min(longestGuess, maxTokens - (cached.count - tokens.count)) : 0
-            let guesses = Array(PromptLookup.draft(after: cached, count: room).prefix { !llama_vocab_is_eog(vocab, $0) && !llama_vocab_is_control(vocab, $0) })
-            let rc = batch.decode([next] + guesses, from: cached.count - 1, in: context)
-            guard rc == 0 else { cached = []; cachedPromptCount = 0; throw LanguageError.failed("decoding failed (\(rc))") }
-            var row: Int32 = 0
-            next = nextToken(grammar: grammarSampler, row: row)
-            while Int(row) < guesses.count && next == guesses[Int(row)] && cached.count - tokens.count < maxTokens {
-                row += 1  // this guess is kept
-                if keep(next) { break }
-                next = nextToken(grammar: grammarSampler, row: row)
+        let batch = DecodeBatch(capacity: streams.count * (longestGuess + 1))
+        var guessed: [(stream: ReplyStream, guesses: [llama_token], row: Int32)] = []
+        while true {
+            guessed.removeAll(keepingCapacity: true)
+            for stream in streams where !stream.keepNext() {
+                let room = stream.backoff.shouldGuess() ? min(longestGuess, stream.maxTokens - stream.generated) : 0
+                let guesses = Array(PromptLookup.draft(after: stream.tokens, count: room).prefix { !llama_vocab_is_eog(vocab, $0) && !llama_vocab_is_control(vocab, $0) })
+                let row = batch.add([stream.next] + guesses, from: stream.tokens.count - 1, sequence: stream.sequence)
+                guessed.append((stream, guesses, row))
             }
-            draftedTokens += guesses.count
-            acceptedTokens += Int(row)
-            backoff.record(guessed: guesses.count, kept: Int(row))
-            if Int(row) < guesses.count { _ = llama_memory_seq_rm(llama_get_memory(context), 0, Int32(cached.count), -1) }
+            guard !batch.isEmpty else { return }
+            let rc = batch.decode(in: context)
+            guard rc == 0 else { forgetContext(); throw LanguageError.failed("decoding failed (\(rc))") }
+            for (stream, guesses, row) in guessed {
+                var kept = 0
+                stream.next = nextToken(grammar: stream.grammar, row: row)
+                while kept < guesses.count && stream.next == guesses[kept] && stream.generated < stream.maxTokens {
+                    kept += 1  // this guess is kept
+                    if stream.keepNext() { break }
+                    stream.next = nextToken(grammar: stream.grammar, row: row + Int32(kept))
+                }
+                draftedTokens += guesses.count
+                acceptedTokens += kept
+                stream.backoff.record(guessed: guesses.count, kept: kept)
+                if kept < guesses.count { _ = llama_memory_seq_rm(llama_get_memory(context), stream.sequence, Int32(stream.tokens.count), -1) }
+            }
         }
-        let bytes = cached[tokens.count...].flatMap { LlamaRuntime.piece($0, vocab: vocab).map { UInt8(bitPattern: $0) } }
-        let produced = cached.count - tokens.count
-        generatedTokens += produced
-        generationSeconds += Date().timeIntervalSince(started)
-        return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

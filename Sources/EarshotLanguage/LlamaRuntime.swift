@@ -36,7 +36,9 @@ enum LlamaRuntime {
 
     /// A model file loaded on the CPU and a context over it, or an error naming the file. For embeddings
     /// the whole text is one batch and the output is pooled by mean.
-    static func load(_ path: String, contextTokens: Int, threads: Int, embeddings: Bool) throws -> (model: OpaquePointer, context: OpaquePointer) {
+    /// `sequences`: how many replies the context can hold at once (`LanguageModel.replies(to:)`), in one buffer of
+    /// keys and values, so that they share the cells of the prompt they begin with.
+    static func load(_ path: String, contextTokens: Int, threads: Int, embeddings: Bool, sequences: Int = 1) throws -> (model: OpaquePointer, context: OpaquePointer) {
         start()
         let threads = threadsOverride ?? threads
         var params = llama_model_default_params()
@@ -53,6 +55,10 @@ enum LlamaRuntime {
         cparams.n_threads = Int32(threads)
         cparams.n_threads_batch = Int32(threads)
         cparams.no_perf = true
+        if sequences > 1 {
+            cparams.n_seq_max = UInt32(sequences)
+            cparams.kv_unified = true
+        }
         guard let context = llama_init_from_model(model, cparams) else {
             llama_model_free(model)
             throw LanguageError.failed("cannot create a context of \(contextTokens) tokens for \(path)")
@@ -119,8 +125,8 @@ public enum LanguageError: Error, LocalizedError, Equatable {
     }
 }
 
-/// A llama.cpp batch of one sequence's tokens at consecutive positions, each with its logits (a chosen token and the
-/// draft checked after it).
+/// A llama.cpp batch: runs of tokens at consecutive positions, each run in one sequence (a chosen token and the draft
+/// checked after it, or the end of a prompt). A batch of one run is the same whichever way it is filled.
 final class DecodeBatch {
     private var batch: llama_batch
     private let capacity: Int
@@ -132,17 +138,29 @@ final class DecodeBatch {
 
     deinit { llama_batch_free(batch) }
 
-    /// Decodes `tokens` at positions `from`, `from + 1`, …; llama_decode's status (0: done).
-    func decode(_ tokens: [llama_token], from position: Int, in context: OpaquePointer) -> Int32 {
-        precondition(!tokens.isEmpty && tokens.count <= capacity)
-        batch.n_tokens = Int32(tokens.count)
+    var isEmpty: Bool { batch.n_tokens == 0 }
+
+    /// Adds `tokens` at positions `from`, `from + 1`, … of `sequence`, with the logits of each (or of the last only);
+    /// returns the row of the first, which `llama_get_logits_ith` reads after decoding.
+    @discardableResult
+    func add(_ tokens: some Collection<llama_token>, from position: Int, sequence: llama_seq_id = 0, logitsOfLastOnly: Bool = false) -> Int32 {
+        let first = batch.n_tokens
+        precondition(Int(first) + tokens.count <= capacity)
         for (i, token) in tokens.enumerated() {
-            batch.token[i] = token
-            batch.pos[i] = llama_pos(position + i)
-            batch.n_seq_id[i] = 1
-            batch.seq_id[i]![0] = 0
-            batch.logits[i] = 1
+            let row = Int(first) + i
+            batch.token[row] = token
+            batch.pos[row] = llama_pos(position + i)
+            batch.n_seq_id[row] = 1
+            batch.seq_id[row]![0] = sequence
+            batch.logits[row] = !logitsOfLastOnly || i == tokens.count - 1 ? 1 : 0
         }
+        batch.n_tokens += Int32(tokens.count)
+        return first
+    }
+
+    /// Decodes what was added and empties the batch; llama_decode's status (0: done).
+    func decode(in context: OpaquePointer) -> Int32 {
+        defer { batch.n_tokens = 0 }
         return llama_decode(context, batch)
     }
 }

@@ -4,8 +4,8 @@ import Foundation
 
 /// `earshot-bench llm-speed MODEL`: prompt and generation tokens/s through the runner (as the notes pipeline runs
 /// the model) and in this process, for bench/llm.py to set beside llama.cpp's own llama-bench.
-/// `earshot-bench llm-notes MODEL FILE.json [DRAFT]`: the note writer over each transcript of a judged set, a JSON line
-/// each.
+/// `earshot-bench llm-notes MODEL FILE.json [DRAFT] [--one-at-a-time]`: the note writer over each transcript of a judged
+/// set, a JSON line each; `--one-at-a-time` asks a note's questions one after the other instead of together, to compare.
 enum LanguageBench {
     static func speed(_ choice: LanguageModelChoice) throws {
         // about 500 prompt tokens of plain prose, then a generation that does not stop on its own before 64 tokens
@@ -41,14 +41,15 @@ enum LanguageBench {
 
     /// `draft`: nil runs the model as the notes pipeline does (its runner, prompt lookup as shipped); a number runs
     /// it in this process with guesses of up to that many tokens (0: plain greedy decoding), to compare the two.
-    static func notes(_ choice: LanguageModelChoice, file: String, draft: Int? = nil) throws {
+    static func notes(_ choice: LanguageModelChoice, file: String, draft: Int? = nil, oneAtATime: Bool = false) throws {
         let notes = try JSONDecoder().decode([JudgedNote].self, from: Data(contentsOf: URL(fileURLWithPath: file)))
         let local = try draft.map { draft in
             let model = try LanguageModel(choice)
             model.draftTokens = draft
             return model
         }
-        let writer = NoteWriter(model: try local ?? RunnerChatModel(choice))
+        let model: any ChatModel = try local ?? RunnerChatModel(choice)
+        let writer = NoteWriter(model: oneAtATime ? OneAtATime(model) : model)
         // loaded outside the timing, with a request that reads no prompt: a runner starts from the prompt it kept
         _ = try writer.model.tokenCount("Hello")
         for note in notes {
@@ -64,5 +65,17 @@ enum LanguageBench {
             }
             FileHandle.standardOutput.write(try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys]) + Data("\n".utf8))
         }
+    }
+
+    /// A chat model whose questions are answered one after the other (`ChatModel`'s own `replies`).
+    final class OneAtATime: ChatModel {
+        let model: any ChatModel
+        init(_ model: any ChatModel) { self.model = model }
+        var choice: LanguageModelChoice { model.choice }
+        var usage: GenerationUsage { model.usage }
+        func reply(to messages: [ChatMessage], maxTokens: Int, grammar: String?, end: ReplyEnd?) throws -> String {
+            try model.reply(to: messages, maxTokens: maxTokens, grammar: grammar, end: end)
+        }
+        func tokenCount(_ text: String) throws -> Int { try model.tokenCount(text) }
     }
 }

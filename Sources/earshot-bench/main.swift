@@ -15,12 +15,14 @@ func milliseconds(_ body: () throws -> Void) rethrows -> Double {
 
 let args = Array(CommandLine.arguments.dropFirst())
 if args.count >= 2, args[0] == "llm-speed" || args[0] == "llm-notes", let choice = LanguageModelChoice(rawValue: args[1]) {
+    let oneAtATime = args.contains("--one-at-a-time")
+    let args = args.filter { $0 != "--one-at-a-time" }
     do {
         if args[0] == "llm-speed" {
             try LanguageBench.speed(choice)
         } else {
             try LanguageBench.notes(choice, file: args.count > 2 ? args[2] : "bench/data/judged-notes.json",
-                                    draft: args.count > 3 ? Int(args[3]) : nil)
+                                    draft: args.count > 3 ? Int(args[3]) : nil, oneAtATime: oneAtATime)
         }
         exit(0)
     } catch {

@@ -75,6 +75,8 @@ public enum LanguageRunnerService {
         case .reply:
             let text = try model.reply(to: request.messages ?? [], maxTokens: request.maxTokens ?? 256, grammar: request.grammar, end: request.end)
             return RunnerResponse(text: text, usage: model.usage)
+        case .replies:
+            return RunnerResponse(texts: try model.replies(to: request.requests ?? []), usage: model.usage)
         case .count:
             return RunnerResponse(count: model.tokenCount(request.text ?? ""))
         case .embed:

@@ -3,13 +3,15 @@ import Foundation
 /// What a language-model runner is asked, one JSON object a line: by a client of the host over its socket, and
 /// by the host of its worker on the worker's standard input.
 struct RunnerRequest: Codable, Sendable {
-    enum Operation: String, Codable, Sendable { case reply, count, embed }
+    enum Operation: String, Codable, Sendable { case reply, replies, count, embed }
     var op: Operation
     var text: String?
     var messages: [ChatMessage]?
     var maxTokens: Int?
     var grammar: String?
     var end: ReplyEnd?
+    /// The questions of a `replies` request, answered together.
+    var requests: [ReplyRequest]?
     /// Seconds the worker may take to answer (the asking process's EARSHOT_LANGUAGE_TIMEOUT); the host stops a
     /// worker that takes longer.
     var timeout: Double?
@@ -21,6 +23,8 @@ struct RunnerResponse: Codable, Sendable {
     var ready: Bool?
     var error: String?
     var text: String?
+    /// The answers to a `replies` request, in its order.
+    var texts: [String]?
     var count: Int?
     var vector: [Float]?
     var usage: GenerationUsage?

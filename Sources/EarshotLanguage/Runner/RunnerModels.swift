@@ -7,6 +7,9 @@ public protocol ChatModel: AnyObject {
     /// The assistant's reply, at most `maxTokens` long; `grammar` (GBNF, root rule "root") restricts it, and
     /// generation stops at `end` when the reply reaches it.
     func reply(to messages: [ChatMessage], maxTokens: Int, grammar: String?, end: ReplyEnd?) throws -> String
+    /// The replies to several questions, in their order. A model that can decodes them together, one batch for all
+    /// (`LanguageModel`); by default they are answered one after the other.
+    func replies(to requests: [ReplyRequest]) throws -> [String]
     func tokenCount(_ text: String) throws -> Int
     /// Tokens and seconds so far.
     var usage: GenerationUsage { get }
@@ -16,6 +19,10 @@ extension ChatModel {
     /// The whole reply, up to `maxTokens`.
     public func reply(to messages: [ChatMessage], maxTokens: Int, grammar: String?) throws -> String {
         try reply(to: messages, maxTokens: maxTokens, grammar: grammar, end: nil)
+    }
+
+    public func replies(to requests: [ReplyRequest]) throws -> [String] {
+        try requests.map { try reply(to: $0.messages, maxTokens: $0.maxTokens, grammar: $0.grammar, end: $0.end) }
     }
 }
 
@@ -40,6 +47,15 @@ public final class RunnerChatModel: ChatModel, Sendable {
         let response = try runner.ask(RunnerRequest(op: .reply, messages: messages, maxTokens: maxTokens, grammar: grammar, end: end))
         if let usage = response.usage { total.withLock { $0 = usage } }
         return response.text ?? ""
+    }
+
+    public func replies(to requests: [ReplyRequest]) throws -> [String] {
+        let response = try runner.ask(RunnerRequest(op: .replies, requests: requests))
+        if let usage = response.usage { total.withLock { $0 = usage } }
+        guard let texts = response.texts, texts.count == requests.count else {
+            throw LanguageError.failed("the runner answered \(response.texts?.count ?? 0) of \(requests.count) questions")
+        }
+        return texts
     }
 
     public func tokenCount(_ text: String) throws -> Int {

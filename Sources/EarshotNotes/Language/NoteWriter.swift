@@ -86,20 +86,35 @@ public struct NoteWriter {
         guard !text.isEmpty else { return NoteText(title: "Empty recording", summary: "No speech was found in this recording.", actions: []) }
         let chunks = try Self.chunks(of: text, maxTokens: Self.chunkTokens, count: model.tokenCount)
         let grammars = Self.grammars(for: text)
-        var actions: [String] = []
-        for chunk in chunks { actions += try self.actions(chunk, grammar: grammars.actions) }
-        // one chunk: read directly; several: each summarised, then the summaries read as the note
-        let body = chunks.count == 1 ? text
-            : try chunks.map { try summary(of: $0, sentences: "two or three", grammar: grammars.text) }.joined(separator: " ")
-        let short = try summary(of: body, sentences: "one or two", grammar: grammars.text)
-        let heading = try title(body, summary: short, transcript: text, grammar: grammars.text)
+        let actions: [String], short: String, heading: (title: String, fromModel: Bool)
+        if chunks.count == 1 {
+            // the three questions about one transcript at once: the model reads it once and writes the replies together
+            let replies = try model.replies(to: [actionsRequest(text, grammar: grammars.actions), summaryRequest(of: text, grammar: grammars.text),
+                                                 titleRequest(text, grammar: grammars.text)])
+            actions = readActions(replies[0], of: text)
+            short = readSummary(replies[1])
+            heading = readTitle(replies[2], summary: short, transcript: text)
+        } else {
+            // each chunk's action items and summary; then the summaries read as the note
+            actions = try chunks.flatMap { readActions(try model.replies(to: [actionsRequest($0, grammar: grammars.actions)])[0], of: $0) }
+            let parts = try chunks.map { readSummary(try model.replies(to: [summaryRequest(of: $0, grammar: grammars.text, part: true)])[0], part: true) }
+            let body = parts.joined(separator: " ")
+            let replies = try model.replies(to: [summaryRequest(of: body, grammar: grammars.text), titleRequest(body, grammar: grammars.text)])
+            short = readSummary(replies[0])
+            heading = readTitle(replies[1], summary: short, transcript: text)
+        }
         var seen = Set<String>()
         return NoteText(title: heading.title, summary: short, actions: actions.filter { seen.insert($0.lowercased()).inserted },
                         titleFromModel: heading.fromModel)
     }
 
-    func title(_ body: String, summary: String, transcript: String, grammar: String?) throws -> (title: String, fromModel: Bool) {
-        let reply = try model.reply(to: Self.request(body, "Title, in a few words?"), maxTokens: 24, grammar: grammar)
+    func titleRequest(_ body: String, grammar: String?) -> ReplyRequest {
+        ReplyRequest(Self.request(body, "Title, in a few words?"), maxTokens: 24, grammar: grammar)
+    }
+
+    /// The model's title, or key words of the note when it broke the rules (empty, the transcript's opening, the
+    /// instructions echoed).
+    func readTitle(_ reply: String, summary: String, transcript: String) -> (title: String, fromModel: Bool) {
         let title = Self.cleanTitle(ReplyText.afterLabel("Title:", in: reply))
         if title.isEmpty || Self.copiesOpening(title, of: transcript) || Self.echoesInstructions(title) {
             return (Titles.keywords(from: summary.isEmpty ? transcript : summary + " " + transcript), false)
@@ -107,15 +122,21 @@ public struct NoteWriter {
         return (title, true)
     }
 
-    func summary(of body: String, sentences: String, grammar: String?) throws -> String {
-        let question = sentences == "one or two" ? "Summary?" : "Summarise this part of a note in \(sentences) sentences."
-        let kept = sentences == "one or two" ? 2 : 3
-        let reply = try model.reply(to: Self.request(body, question), maxTokens: 120, grammar: grammar, end: .sentences(kept, after: "Summary:"))
-        return ReplyText.firstSentences(ReplyText.afterLabel("Summary:", in: reply), count: kept)
+    /// The note's summary of one or two sentences, or (`part`) two or three of one part of a long note.
+    func summaryRequest(of body: String, grammar: String?, part: Bool = false) -> ReplyRequest {
+        let question = part ? "Summarise this part of a note in two or three sentences." : "Summary?"
+        return ReplyRequest(Self.request(body, question), maxTokens: 120, grammar: grammar, end: .sentences(part ? 3 : 2, after: "Summary:"))
     }
 
-    func actions(_ chunk: String, grammar: String) throws -> [String] {
-        let reply = try model.reply(to: Self.request(chunk, "Action items?"), maxTokens: 300, grammar: grammar)
+    func readSummary(_ reply: String, part: Bool = false) -> String {
+        ReplyText.firstSentences(ReplyText.afterLabel("Summary:", in: reply), count: part ? 3 : 2)
+    }
+
+    func actionsRequest(_ chunk: String, grammar: String) -> ReplyRequest {
+        ReplyRequest(Self.request(chunk, "Action items?"), maxTokens: 300, grammar: grammar)
+    }
+
+    func readActions(_ reply: String, of chunk: String) -> [String] {
         let items = (try? JSONDecoder().decode([String].self, from: Data(reply.utf8))) ?? []
         return items.map { Self.withoutInventions($0.trimmingCharacters(in: .whitespacesAndNewlines), said: chunk) }.filter { $0.count >= 3 }
     }
