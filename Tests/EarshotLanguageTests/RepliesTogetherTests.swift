@@ -42,6 +42,15 @@ final class RepliesTogetherTests: XCTestCase {
                        "a question about the same note reuses only what a fresh model would have decoded the same way")
     }
 
+    func testRepliesLeaveNoCellsBehindNoteAfterNote() throws {
+        guard LanguageModelChoice.small.path() != nil else { throw XCTSkip("the small language model is not installed (make setup)") }
+        // a context of 512 tokens holds a note's three prompts and replies (~250 cells) once: cells left behind by a
+        // note's other sequences would fill it within three notes, and decoding would fail
+        let model = try LanguageModel(.small, contextTokens: 512)
+        let first = try model.replies(to: Self.questions)
+        for round in 1...6 { XCTAssertEqual(try model.replies(to: Self.questions), first, "note \(round + 1)") }
+    }
+
     func testQuestionsThatDoNotFitTogetherAreAnsweredInTurn() throws {
         guard LanguageModelChoice.small.path() != nil else { throw XCTSkip("the small language model is not installed (make setup)") }
         let model = try LanguageModel(.small)
