@@ -103,12 +103,12 @@ def invented(result, transcript):
     return sum(1 for n in names if n.lower() not in transcript.lower())
 
 
-def judge_minute_notes(name):
+def judge_minute_notes(name, extra=()):
     """Three notes of about 150 words (a minute of speech) through the runner, right after the judged set: seconds per
     note, owners and dates kept, as one table row's cells."""
     path = os.path.join(ROOT, "bench/data/minute-notes.json")
     judged = json.load(open(path))
-    run = subprocess.run([BENCH, "llm-notes", name, path], check=True, capture_output=True, text=True)
+    run = subprocess.run([BENCH, "llm-notes", name, path] + list(extra), check=True, capture_output=True, text=True)
     results = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
     owners, dates = kept(results, judged)
     seconds = ", ".join("%.1f" % r["seconds"] for r in results)
@@ -128,13 +128,16 @@ def notes(models):
     print("\n| model | titles by the model | actions with their owner | actions with their date | invented owners | "
           "seconds per note (median) | slowest |")
     print("|---|---|---|---|---|---|---|")
-    examples, lookup, minute = {}, {}, {}
-    # each model as the pipeline runs it (its runner, prompt lookup on), then in this process without and with prompt
-    # lookup, side by side: the seconds it saves and whether the notes come out the same
-    runs = [(name, label, draft) for name in models
-            for label, draft in [(name, None), (f"{name}, in process, prompt lookup off", "0"), (f"{name}, in process, prompt lookup on", "3")]]
-    for name, label, draft in runs:
-        run = subprocess.run([BENCH, "llm-notes", name, os.path.join(ROOT, "bench/data/judged-notes.json")] + ([draft] if draft else []),
+    examples, lookup, minute, notes_same = {}, {}, {}, []
+    # each model as the pipeline runs it (its runner, prompt lookup on, a note's three questions decoded together), the
+    # same with the questions asked one after the other, then in this process without and with prompt lookup, side by
+    # side: the seconds each saves and whether the notes come out the same
+    alone = ["--one-at-a-time"]
+    runs = [(name, label, draft, extra) for name in models
+            for label, draft, extra in [(name, None, []), (f"{name}, questions one at a time", None, alone),
+                                        (f"{name}, in process, prompt lookup off", "0", []), (f"{name}, in process, prompt lookup on", "3", [])]]
+    for name, label, draft, extra in runs:
+        run = subprocess.run([BENCH, "llm-notes", name, os.path.join(ROOT, "bench/data/judged-notes.json")] + ([draft] if draft else []) + extra,
                              check=True, capture_output=True, text=True)
         results = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
         if draft:
@@ -146,12 +149,19 @@ def notes(models):
               f"{sum(invented(r, j['transcript']) for r, j in zip(results, judged))} | "
               f"{statistics.median(seconds):.1f} | {max(seconds):.1f} |", flush=True)
         if not draft:
-            examples[name] = results
-            minute[name] = judge_minute_notes(name)
+            minute[label] = judge_minute_notes(name, extra)
+            if not extra:
+                examples[name] = results
+            else:
+                same = sum((a["title"], a["summary"], a["actions"]) == (b["title"], b["summary"], b["actions"]) for a, b in zip(examples[name], results))
+                notes_same.append(f"{name}: {same} of {len(results)} judged notes written the same with the questions asked together "
+                                  "and one at a time (batches of another size round near-ties another way)")
+    for line in notes_same:
+        print("\n" + line)
     print("\n| model | one-minute notes (bench/data/minute-notes.json), seconds each | actions with their owner | with their date |")
     print("|---|---|---|---|")
-    for name in models:
-        print(f"| {name} | {minute[name]} |", flush=True)
+    for label in minute:
+        print(f"| {label} | {minute[label]} |", flush=True)
     for name in models:
         off, on = lookup[(name, "0")], lookup[(name, "3")]
         same = sum((a["title"], a["summary"], a["actions"]) == (b["title"], b["summary"], b["actions"]) for a, b in zip(off, on))
