@@ -95,9 +95,15 @@ public struct NoteWriter {
             short = readSummary(replies[1])
             heading = readTitle(replies[2], summary: short, transcript: text)
         } else {
-            // each chunk's action items and summary; then the summaries read as the note
-            actions = try chunks.flatMap { readActions(try model.replies(to: [actionsRequest($0, grammar: grammars.actions)])[0], of: $0) }
-            let parts = try chunks.map { readSummary(try model.replies(to: [summaryRequest(of: $0, grammar: grammars.text, part: true)])[0], part: true) }
+            // each chunk's action items and summary, asked together; then the summaries read as the note
+            var found: [String] = [], parts: [String] = []
+            for chunk in chunks {
+                let replies = try model.replies(to: [actionsRequest(chunk, grammar: grammars.actions),
+                                                     summaryRequest(of: chunk, grammar: grammars.text, part: true)])
+                found += readActions(replies[0], of: chunk)
+                parts.append(readSummary(replies[1], part: true))
+            }
+            actions = found
             let body = parts.joined(separator: " ")
             let replies = try model.replies(to: [summaryRequest(of: body, grammar: grammars.text), titleRequest(body, grammar: grammars.text)])
             short = readSummary(replies[0])
