@@ -182,7 +182,7 @@ public final class LanguageModel: ChatModel {
     /// slower in total than one after the other). A lock file under `EARSHOT_HOME/locks` makes them take turns.
     public func reply(to messages: [Message], maxTokens: Int = 256, grammar: String? = nil, end: ReplyEnd? = nil) throws -> String {
         try FileLock.withExclusiveLock(at: generationLock) {
-            try replyAlone(to: messages, maxTokens: maxTokens, grammar: grammar, end: end)
+            try replyAlone(ReplyRequest(messages, maxTokens: maxTokens, grammar: grammar, end: end))
         }
     }
 
@@ -197,10 +197,6 @@ public final class LanguageModel: ChatModel {
             guard requests.count > 1 else { return try requests.map { try replyAlone($0) } }
             return try repliesTogether(requests)
         }
-    }
-
-    private func replyAlone(to messages: [Message], maxTokens: Int, grammar: String?, end: ReplyEnd?) throws -> String {
-        try replyAlone(ReplyRequest(messages, maxTokens: maxTokens, grammar: grammar, end: end))
     }
 
     private func replyAlone(_ request: ReplyRequest) throws -> String {
@@ -226,7 +222,8 @@ public final class LanguageModel: ChatModel {
         let ends = prompts.map { $0.count - shared }
         let needed = shared + zip(ends, requests).reduce(0) { $0 + $1.0 + $1.1.maxTokens }
         // one batch takes every prompt's end; one that would not fit (or too many questions) is answered in turn
-        guard requests.count <= Self.sequences, ends.reduce(0, +) <= Self.batchTokens, needed <= contextTokens else {
+        let batchTokens = Int(llama_n_batch(context))
+        guard requests.count <= Self.sequences, ends.reduce(0, +) <= batchTokens, needed <= contextTokens else {
             return try requests.map { try replyAlone($0) }
         }
         let streams = try zip(prompts, requests).enumerated().map { i, pair in
@@ -234,14 +231,15 @@ public final class LanguageModel: ChatModel {
         }
         try decodePrompt(prompts[0], through: shared)
         let memory = llama_get_memory(context)
-        let batch = DecodeBatch(capacity: Self.batchTokens)
-        var lastRows: [Int32] = []
-        for stream in streams {
+        let batch = DecodeBatch(capacity: batchTokens)
+        var lastRows: [Int32] = []  // where each prompt's last token, whose logits choose its first reply token, sits
+        for (stream, end) in zip(streams, ends) {
             if stream.sequence > 0 {
                 _ = llama_memory_seq_rm(memory, stream.sequence, -1, -1)
                 llama_memory_seq_cp(memory, 0, stream.sequence, 0, Int32(shared))
             }
-            lastRows.append(batch.add(stream.tokens[shared...], from: shared, sequence: stream.sequence, logitsOfLastOnly: true) + Int32(stream.promptCount - shared - 1))
+            let first = batch.add(stream.tokens[shared...], from: shared, sequence: stream.sequence, logitsOfLastOnly: true)
+            lastRows.append(first + Int32(end - 1))
         }
         // sequence 0 keeps only the shared beginning afterwards: the cells of every prompt's end were decoded in a batch
         // a prompt asked alone is never decoded in, so no later prompt may reuse them (`decodePrompt`)
@@ -252,17 +250,14 @@ public final class LanguageModel: ChatModel {
         guard rc == 0 else { forgetContext(); throw LanguageError.failed("decoding the prompts failed (\(rc))") }
         promptTokens += ends.reduce(0, +)
         for (stream, row) in zip(streams, lastRows) { stream.next = nextToken(grammar: stream.grammar, row: row) }
-        try generate(streams)
-        cached = Array(prompts[0][..<shared])
-        cachedPromptCount = shared
+        try generate(streams)  // `cached` stays the shared beginning, as `decodePrompt` left it
         generatedTokens += streams.reduce(0) { $0 + $1.generated }
         generationSeconds += Date().timeIntervalSince(started)
         return streams.map(\.reply)
     }
 
-    /// The most replies decoded together, and the most tokens in one batch (llama.cpp's `n_batch`).
+    /// The most replies decoded together.
     static let sequences = 4
-    static let batchTokens = 512
 
     /// A request's prompt as tokens, or an error when it and its longest reply would not fit the context.
     private func tokens(of request: ReplyRequest) throws -> [llama_token] {
