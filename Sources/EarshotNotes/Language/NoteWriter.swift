@@ -86,29 +86,22 @@ public struct NoteWriter {
         guard !text.isEmpty else { return NoteText(title: "Empty recording", summary: "No speech was found in this recording.", actions: []) }
         let chunks = try Self.chunks(of: text, maxTokens: Self.chunkTokens, count: model.tokenCount)
         let grammars = Self.grammars(for: text)
-        let actions: [String], short: String, heading: (title: String, fromModel: Bool)
-        if chunks.count == 1 {
-            // the three questions about one transcript at once: the model reads it once and writes the replies together
-            let replies = try model.replies(to: [actionsRequest(text, grammar: grammars.actions), summaryRequest(of: text, grammar: grammars.text),
-                                                 titleRequest(text, grammar: grammars.text)])
-            actions = readActions(replies[0], of: text)
-            short = readSummary(replies[1])
-            heading = readTitle(replies[2], summary: short, transcript: text)
-        } else {
-            // each chunk's action items and summary, asked together; then the summaries read as the note
-            var found: [String] = [], parts: [String] = []
-            for chunk in chunks {
-                let replies = try model.replies(to: [actionsRequest(chunk, grammar: grammars.actions),
-                                                     summaryRequest(of: chunk, grammar: grammars.text, part: true)])
-                found += readActions(replies[0], of: chunk)
-                parts.append(readSummary(replies[1], part: true))
-            }
-            actions = found
-            let body = parts.joined(separator: " ")
-            let replies = try model.replies(to: [summaryRequest(of: body, grammar: grammars.text), titleRequest(body, grammar: grammars.text)])
-            short = readSummary(replies[0])
-            heading = readTitle(replies[1], summary: short, transcript: text)
+        // a long note: each chunk's action items and summary, asked together; the summaries are then read as the note
+        var found: [String] = [], parts: [String] = []
+        for chunk in chunks where chunks.count > 1 {
+            let replies = try model.replies(to: [actionsRequest(chunk, grammar: grammars.actions),
+                                                 summaryRequest(of: chunk, grammar: grammars.text, part: true)])
+            found += readActions(replies[0], of: chunk)
+            parts.append(readSummary(replies[1], part: true))
         }
+        let body = chunks.count == 1 ? text : parts.joined(separator: " ")
+        // the note's questions at once (the model reads the body once and writes the replies together): its summary and
+        // title, and the action items of a note of one chunk
+        let asked = chunks.count == 1 ? [actionsRequest(text, grammar: grammars.actions)] : []
+        let replies = try model.replies(to: asked + [summaryRequest(of: body, grammar: grammars.text), titleRequest(body, grammar: grammars.text)])
+        let actions = asked.isEmpty ? found : readActions(replies[0], of: text)
+        let short = readSummary(replies[asked.count])
+        let heading = readTitle(replies[asked.count + 1], summary: short, transcript: text)
         var seen = Set<String>()
         return NoteText(title: heading.title, summary: short, actions: actions.filter { seen.insert($0.lowercased()).inserted },
                         titleFromModel: heading.fromModel)
