@@ -189,7 +189,7 @@ public final class LanguageModel: ChatModel {
     /// The replies to several questions, decoded together: the beginning their prompts share is read once and its
     /// cells are shared by one sequence per question; then each step decodes, in one batch, every unfinished reply's
     /// chosen token and its draft. A step of three tokens costs little more than a step of one on a CPU (the weights
-    /// are read once), so the note writer's three questions take about as long as the longest reply alone
+    /// are read once): the note writer's three questions took a fifth to a quarter less time than asked in turn
     /// (BENCHMARKS.md). Each reply is greedy, and the same questions always get the same replies; they can differ
     /// from a reply asked alone, as any change of batch does.
     public func replies(to requests: [ReplyRequest]) throws -> [String] {
