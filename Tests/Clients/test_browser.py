@@ -57,6 +57,12 @@ def text_contains(element_id, *words):
     return check
 
 
+def downloaded(path):
+    """Whether Chromium has finished writing `path`. The name can exist, empty, before the data is in it (Chromium
+    reserves it, writes PATH.crdownload and renames that over it at the end): a CI run read the SRT back empty."""
+    return os.path.exists(path) and not os.path.exists(path + ".crdownload") and os.path.getsize(path) > 0
+
+
 class BrowserTest(unittest.TestCase):
     def setUp(self):
         os.makedirs(DOWNLOADS, exist_ok=True)
@@ -256,7 +262,7 @@ class BrowserTest(unittest.TestCase):
         self.assertRegex(segments[0].text, r"^\d+:\d\d")
         button.click()
         target = os.path.join(DOWNLOADS, "note.srt")
-        wait(driver, 30, lambda d: os.path.exists(target), "the SRT is downloaded")
+        wait(driver, 30, lambda d: downloaded(target), "the SRT is downloaded")
         with open(target) as f:
             srt = f.read()
         self.assertIn(" --> ", srt)
@@ -275,7 +281,7 @@ class BrowserTest(unittest.TestCase):
         self.assertEqual(tags[0], "A")
         button.click()
         target = os.path.join(DOWNLOADS, "standup.vtt")
-        wait(driver, 30, lambda d: os.path.exists(target), "the WebVTT is downloaded")
+        wait(driver, 30, lambda d: downloaded(target), "the WebVTT is downloaded")
         with open(target) as f:
             self.assertIn("<v A>", f.read())
 
