@@ -12,7 +12,7 @@ RELEASE = -c release -Xswiftc -enable-testing
 # the last CI run). Without it the modules setup built are reused; @testable imports still work (-Xswiftc above).
 TEST_FLAGS = $(RELEASE) --disable-testable-imports
 
-.PHONY: setup setup-build build demo serve test check client-tests ray-tests examples tsan tsan-build tsan-run asan asan-build asan-run asan-quick-run fuzz bench avx2-check clean
+.PHONY: setup setup-build build demo serve test check client-tests ray-tests examples tsan tsan-build tsan-run asan asan-build asan-quick-build asan-run asan-quick-run fuzz bench avx2-check clean
 
 # setup also builds the CLI to check every runtime on this CPU (earshot doctor, each network in a child process;
 # llama.cpp rebuilt in its portable form if it crashes) and to compute what needs Earshot's own code: the
@@ -86,8 +86,11 @@ examples: setup
 # Optimised, as the program ships: the suite ran in 216 s instead of 353 s in a debug build, for 47 s more building.
 TSAN_TESTS = ConcurrentUseTests|EarshotCoreTests|LiveTranscriberTests|NotesStoreTests|AccessPolicyTests|LiveAPITests|ConnectionLoadTests|WorkQueueTests|RealtimeAPITests.testStopping|RealtimeAPITests.testBroken|RealtimeAPITests.testTwoSessions|SlowClientTests
 tsan: setup tsan-build tsan-run
+# The test bundle and the language runner its notes tests start, not the programs that no sanitizer test runs
+# (compiling `earshot` and `earshot-bench` under TSan took 17 CPU-seconds)
 tsan-build:
-	$(SWIFT) build $(RELEASE) --build-tests --sanitize=thread --build-path .build/tsan
+	$(SWIFT) build $(RELEASE) --sanitize=thread --build-path .build/tsan --product EarshotPackageTests
+	$(SWIFT) build $(RELEASE) --sanitize=thread --build-path .build/tsan --product earshot-language-runner
 tsan-run:
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test $(TEST_FLAGS) --skip-build --sanitize=thread --build-path .build/tsan --filter '$(TSAN_TESTS)'
 
@@ -101,6 +104,9 @@ ASAN_SKIP =
 asan: setup asan-build asan-run
 asan-build:
 	$(SWIFT) build --build-tests --sanitize=address --build-path .build/asan
+# make test's part: the quick list needs only the test bundle (no test in it runs a program)
+asan-quick-build:
+	$(SWIFT) build --sanitize=address --build-path .build/asan --product EarshotPackageTests
 # make test's part: the quick list
 asan-quick-run: ASAN_TESTS = $(ASAN_QUICK)
 asan-quick-run: ASAN_SKIP = $(ASAN_QUICK_SKIP)
