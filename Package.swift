@@ -72,7 +72,7 @@ let package = Package(
         .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary("microhttpd")]),
         // The local web app and its HTTP API (OpenAI-compatible transcription, the Earshot API, the pages).
         .target(name: "EarshotServer", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotSound", "EarshotVoice", "EarshotNotes",
-                                                      "CMicroHTTPD"],
+                                                      "EarshotLanguage", "CMicroHTTPD"],
                 resources: [.copy("Pages")]),
         // Thin command-line front end.
         .executableTarget(name: "earshot", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotSound", "EarshotVoice",
@@ -95,8 +95,8 @@ let package = Package(
         // Each capability's entry type driven from 8 tasks at once (make tsan runs these under the thread sanitizer).
         .testTarget(name: "EarshotConcurrencyTests", dependencies: ["EarshotSpeech", "EarshotSound", "EarshotVoice", "EarshotNotes",
                                                                     "EarshotCore", "EarshotTestSupport"], swiftSettings: testSettings),
-        .testTarget(name: "EarshotServerTests", dependencies: ["EarshotServer", "EarshotSpeech", "EarshotNotes", "EarshotCore",
-                                                               "EarshotTestSupport"], swiftSettings: testSettings),
+        .testTarget(name: "EarshotServerTests", dependencies: ["EarshotServer", "EarshotSpeech", "EarshotNotes", "EarshotLanguage",
+                                                               "EarshotCore", "EarshotTestSupport"], swiftSettings: testSettings),
         .testTarget(name: "EarshotCLITests", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotTestSupport"], swiftSettings: testSettings),
         .testTarget(name: "EarshotBatchTests", dependencies: ["EarshotBatch", "EarshotSpeech", "EarshotCore", "EarshotTestSupport"], swiftSettings: testSettings),
     ]

@@ -2,7 +2,7 @@ import EarshotTestSupport
 import Foundation
 import XCTest
 
-/// `earshot serve`'s own refusals: they say what to do next.
+/// `earshot serve`'s own refusals: they say what to do next, or what there is to choose from.
 final class ServeCommandTests: XCTestCase {
     func testAPortInUseAndAShortTokenAreRefusedWithWhatToDo() throws {
         let fixture = try ServerFixture()
@@ -15,5 +15,8 @@ final class ServeCommandTests: XCTestCase {
         let short = try CLI.run(["serve", "--host", "0.0.0.0", "--token", "short"])
         XCTAssertEqual(short.status, 2)
         XCTAssertTrue(short.stderr.contains("--token must have at least 16 characters"), short.stderr)
+        let model = try CLI.run(["serve", "--llm", "huge"])
+        XCTAssertEqual(model.status, 2)
+        XCTAssertTrue(model.stderr.contains("huge") && model.stderr.contains("small"), model.stderr)
     }
 }

@@ -1,4 +1,5 @@
 import EarshotCore
+import EarshotLanguage
 import EarshotServer
 import EarshotTestSupport
 import Foundation
@@ -22,6 +23,9 @@ final class ServerFixture {
         configuration.maxUpload = maxUpload
         configuration.queueCapacity = queue
         configuration.processNotes = processNotes
+        // these tests check what the server does with a note, not how well it is written, and the small model writes it
+        // in a fraction of the time (the browser tests run `earshot serve` as shipped: their notes get the default one)
+        configuration.notesLanguageModel = .small
         configuration.log = log ?? ServerLog(format: .text) { [lines] line in lines.withLock { $0.append(line) } }
         server = try AppServer(configuration)
         client = HTTPClient(base: server.address, headers: token.map { ["Authorization": "Bearer \($0)"] } ?? [:])

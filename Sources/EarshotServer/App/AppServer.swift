@@ -1,4 +1,5 @@
 import EarshotCore
+import EarshotLanguage
 import EarshotNotes
 import EarshotSound
 import EarshotSpeech
@@ -24,6 +25,8 @@ public final class AppServer: Sendable {
         public var queueCapacity = 16 * ProcessInfo.processInfo.activeProcessorCount
         /// Run the notes' waiting stages in the background.
         public var processNotes = true
+        /// The language model that writes the notes' titles, summaries and action items.
+        public var notesLanguageModel = LanguageModelChoice.standard
         /// A line per request and per background job on standard error.
         public var log = ServerLog(format: .text)
 

@@ -55,6 +55,7 @@ final class Services: Sendable {
         try notesLibrary.value {
             var options = NotesPipeline.Options()
             options.whisper = configuration.speech.model  // `serve --model` reaches the notes too
+            options.languageModel = configuration.notesLanguageModel
             return try NotesLibrary(directory: configuration.notesDirectory, options: options, modelStore: models)
         }
     }

@@ -1,4 +1,5 @@
 import EarshotCore
+import EarshotLanguage
 import EarshotServer
 import EarshotSpeech
 import Foundation
@@ -23,12 +24,14 @@ enum ServeCommand {
             Option(name: "max-upload", value: "MB", help: "Largest upload in megabytes (default 512)."),
             Option(name: "model", value: "name", help: "Whisper for requests that name none: tiny.en (default) or base."),
             Option(name: "queue", value: "n", help: "Model requests waiting or running before 503 (default 16 per core)."),
+            Option(name: "llm", value: "model", help: "Language model for the notes' titles and summaries: default (1.5B) or small (135M)."),
             Option(name: "no-notes-worker", value: nil, help: "Do not process notes in the background."),
             Option(name: "log-format", value: "format", help: "A line per request and background job on stderr: text (default), json or off."),
         ],
         examples: [
             "earshot serve",
             "earshot serve --port 9000 --model base",
+            "earshot serve --llm small",
             "earshot serve --host 0.0.0.0 --token \"$(openssl rand -hex 16)\"",
             "curl -F file=@memo.m4a http://127.0.0.1:8787/v1/audio/transcriptions",
         ],
@@ -45,6 +48,11 @@ enum ServeCommand {
         configuration.log = ServerLog(format: try args.choice("log-format", default: ServerLog.Format.text))
         if let name = args.value("model") {
             do { configuration.speech.model = try WhisperModel(named: name) } catch {
+                throw UsageError(message: error.localizedDescription, path: args.path)
+            }
+        }
+        if let llm = args.value("llm") {
+            do { configuration.notesLanguageModel = try LanguageModelChoice(named: llm) } catch {
                 throw UsageError(message: error.localizedDescription, path: args.path)
             }
         }
