@@ -6,8 +6,8 @@
 # suite in that optimised build, its output live; worker 2 starts at once with the thread-sanitizer build and suite.
 # Setup's build alone kept 1.4 of the 2 cores busy (135 CPU-s in 99 s in a CI run: its modules depend on each other
 # in a chain), so the sanitizer build fills the rest; the jobs that run the release build wait for it. Then each
-# worker takes the longest job left: the fuzzers (their build, then short passes), the openai/browser client tests,
-# the address-sanitizer build and suite, the Examples package, the Ray tests. Fixed lanes ended 57 s apart in the last
+# worker takes the longest job left: the fuzzers (their build, then short passes), the address-sanitizer build and
+# suite, the Examples package, the Ray tests; the openai/browser client tests run in a lane of their own (below). Fixed lanes ended 57 s apart in the last
 # run with them, and the fuzzers then ran alone; a queue ends within one short job. Nothing asserts a time, so sharing
 # the cores only makes each slower. Every job but setup and the Swift suite keeps its output in
 # .build/test-logs/JOB.log, printed once all are done.
@@ -62,8 +62,7 @@ worker() {
 
 rm -rf "$LOGS"
 mkdir -p "$LOGS"
-# longest first (wall times in two CI-style runs of session 19: fuzzers 256/285 s, clients 251/267, ASan 144/173,
-# Examples 123/155, Ray 77/85)
+# longest first (wall times in a CI-style run of session 33: fuzzers 218 s, ASan 116, Examples 97, Ray 94)
 printf '%s\n' fuzz asan examples ray > "$QUEUE"
 worker tsan &
 TWO=$!
