@@ -3,18 +3,9 @@
 // C libraries reached through system-library targets (headers come from Debian or from setup).
 import PackageDescription
 
-// No unsafe flags in any target a product holds, so other packages can depend on this one (SwiftPM checks only
-// those: a package pinned to a version of Earshot builds; checked with a tagged copy). The native runtimes that
-// Debian does not package (sherpa-onnx with ONNX Runtime, llama.cpp) are installed by scripts/setup.sh under
-// EARSHOT_HOME with pkg-config files; builds find them through PKG_CONFIG_PATH=$EARSHOT_HOME/pkgconfig (the Makefile
-// sets it).
-
-// The test targets are compiled without optimisation even in the optimised build the suite runs in (`make test`:
-// release with testing enabled): they are glue around the library, and optimising them cost 112 of the 150
-// CPU-seconds of building the tests, more again in the thread-sanitizer build. Loops over many values that a test
-// checks against belong in EarshotTestSupport, which is optimised like the library (ReferenceMath).
-let testSettings: [SwiftSetting] = [.unsafeFlags(["-Onone"])]
-
+// No unsafe flags, so other packages can depend on this one. The native runtimes that Debian does not package
+// (sherpa-onnx with ONNX Runtime, llama.cpp) are installed by scripts/setup.sh under EARSHOT_HOME with
+// pkg-config files; builds find them through PKG_CONFIG_PATH=$EARSHOT_HOME/pkgconfig (the Makefile sets it).
 let package = Package(
     name: "Earshot",
     platforms: [.macOS(.v13)],
@@ -86,18 +77,18 @@ let package = Package(
 
         // Helpers shared by the test targets: espeak-ng synthesis, shared evaluation data, running the CLI.
         .target(name: "EarshotTestSupport", dependencies: ["EarshotCore"], path: "Tests/Support"),
-        .testTarget(name: "EarshotCoreTests", dependencies: ["EarshotCore", "EarshotTestSupport"], swiftSettings: testSettings),
-        .testTarget(name: "EarshotSpeechTests", dependencies: ["EarshotSpeech", "EarshotCore", "EarshotTestSupport", "CInt8Kernels"], swiftSettings: testSettings),
-        .testTarget(name: "EarshotSoundTests", dependencies: ["EarshotSound", "EarshotCore", "EarshotTestSupport"], swiftSettings: testSettings),
-        .testTarget(name: "EarshotVoiceTests", dependencies: ["EarshotVoice", "EarshotCore", "EarshotTestSupport"], swiftSettings: testSettings),
-        .testTarget(name: "EarshotLanguageTests", dependencies: ["EarshotLanguage", "EarshotCore", "EarshotTestSupport"], swiftSettings: testSettings),
-        .testTarget(name: "EarshotNotesTests", dependencies: ["EarshotNotes", "EarshotLanguage", "EarshotVoice", "EarshotCore", "EarshotTestSupport"], swiftSettings: testSettings),
+        .testTarget(name: "EarshotCoreTests", dependencies: ["EarshotCore", "EarshotTestSupport"]),
+        .testTarget(name: "EarshotSpeechTests", dependencies: ["EarshotSpeech", "EarshotCore", "EarshotTestSupport", "CInt8Kernels"]),
+        .testTarget(name: "EarshotSoundTests", dependencies: ["EarshotSound", "EarshotCore", "EarshotTestSupport"]),
+        .testTarget(name: "EarshotVoiceTests", dependencies: ["EarshotVoice", "EarshotCore", "EarshotTestSupport"]),
+        .testTarget(name: "EarshotLanguageTests", dependencies: ["EarshotLanguage", "EarshotCore", "EarshotTestSupport"]),
+        .testTarget(name: "EarshotNotesTests", dependencies: ["EarshotNotes", "EarshotLanguage", "EarshotVoice", "EarshotCore", "EarshotTestSupport"]),
         // Each capability's entry type driven from 8 tasks at once (make tsan runs these under the thread sanitizer).
         .testTarget(name: "EarshotConcurrencyTests", dependencies: ["EarshotSpeech", "EarshotSound", "EarshotVoice", "EarshotNotes",
-                                                                    "EarshotCore", "EarshotTestSupport"], swiftSettings: testSettings),
+                                                                    "EarshotCore", "EarshotTestSupport"]),
         .testTarget(name: "EarshotServerTests", dependencies: ["EarshotServer", "EarshotSpeech", "EarshotNotes", "EarshotLanguage",
-                                                               "EarshotCore", "EarshotTestSupport"], swiftSettings: testSettings),
-        .testTarget(name: "EarshotCLITests", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotTestSupport"], swiftSettings: testSettings),
-        .testTarget(name: "EarshotBatchTests", dependencies: ["EarshotBatch", "EarshotSpeech", "EarshotCore", "EarshotTestSupport"], swiftSettings: testSettings),
+                                                               "EarshotCore", "EarshotTestSupport"]),
+        .testTarget(name: "EarshotCLITests", dependencies: ["EarshotCore", "EarshotSpeech", "EarshotTestSupport"]),
+        .testTarget(name: "EarshotBatchTests", dependencies: ["EarshotBatch", "EarshotSpeech", "EarshotCore", "EarshotTestSupport"]),
     ]
 )

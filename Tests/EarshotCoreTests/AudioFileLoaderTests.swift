@@ -135,7 +135,7 @@ final class AudioFileStreamTests: XCTestCase {
         // 60 s of 44.1 kHz stereo: many blocks, channels that differ, a rate to convert
         let left = TestAudio.tone(frequency: 440, seconds: 60, rate: 44100, amplitude: 0.3)
         let right = TestAudio.tone(frequency: 1200, seconds: 60, rate: 44100, amplitude: 0.2)
-        let data = TestAudio.wav16(TestAudio.interleaved(left, right), rate: 44100, channels: 2)
+        let data = TestAudio.wav16(zip(left, right).flatMap { [$0, $1] }, rate: 44100, channels: 2)
         let url = dir.appendingPathComponent("long.wav")
         try data.write(to: url)
 

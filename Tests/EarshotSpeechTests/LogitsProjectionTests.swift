@@ -1,7 +1,6 @@
 import CInt8Kernels
 import EarshotCore
 @testable import EarshotSpeech
-import EarshotTestSupport
 import Foundation
 import XCTest
 
@@ -58,7 +57,10 @@ final class LogitsProjectionTests: XCTestCase {
         }
         let (vocabulary, width) = (spec.n_vocab, spec.n_text_state)
         let file = try Data(contentsOf: URL(fileURLWithPath: path))
-        let halves: [Float] = file.withUnsafeBytes { ReferenceMath.halves($0, offset: vocabulary * width + vocabulary * 4, count: vocabulary * width) }
+        let halves: [Float] = file.withUnsafeBytes { raw in
+            let start = raw.baseAddress! + vocabulary * width + vocabulary * 4
+            return (0..<(vocabulary * width)).map { Float(Float16(bitPattern: start.loadUnaligned(fromByteOffset: $0 * 2, as: UInt16.self))) }
+        }
         var generator = SplitMix64(seed: 3)
         let count = 6
         let states: [Float] = (0..<(count * width)).map { _ in Float.random(in: -2...2, using: &generator) * Float.random(in: 0...3, using: &generator) }
@@ -69,9 +71,8 @@ final class LogitsProjectionTests: XCTestCase {
         // tokens asked for by name (the language tokens) are scored in float too, wherever they rank
         let named = [0, 1, 50_000, vocabulary - 1]
         let withNamed = states.withUnsafeBufferPointer { one.logits($0, count: count, exact: named) }
-        let weights = ReferenceMath.absolutePeaksAndSums(halves, width: width)
         for r in 0..<count {
-            let exact = ReferenceMath.rowProducts(halves, width: width, states[(r * width)..<((r + 1) * width)])
+            let exact = (0..<vocabulary).map { v in (0..<width).reduce(0.0) { $0 + Double(halves[v * width + $1]) * Double(states[r * width + $1]) } }
             let row = Array(logits[(r * vocabulary)..<((r + 1) * vocabulary)])
             let spread = exact.max()! - exact.min()!
             let ranked = exact.indices.sorted { exact[$0] > exact[$1] }
@@ -86,9 +87,9 @@ final class LogitsProjectionTests: XCTestCase {
             // and of the int16 state (half a step times the row)
             let state = states[(r * width)..<((r + 1) * width)]
             let stateStep = Double(state.map(abs).max()!) / 32767
-            let stateSum = state.reduce(0) { $0 + Double(abs($1)) }
             for v in row.indices where abs(Double(row[v]) - exact[v]) > 1e-6 * spread {
-                let bound = weights.peaks[v] / 127 / 2 * stateSum + stateStep / 2 * weights.sums[v]
+                let weights = halves[(v * width)..<((v + 1) * width)].map { Double(abs($0)) }
+                let bound = weights.max()! / 127 / 2 * state.reduce(0) { $0 + Double(abs($1)) } + stateStep / 2 * weights.reduce(0, +)
                 XCTAssertLessThanOrEqual(abs(Double(row[v]) - exact[v]), bound * 1.001 + 1e-5, "vector \(r), token \(v)")
             }
         }

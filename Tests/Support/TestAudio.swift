@@ -32,26 +32,6 @@ public enum TestAudio {
         (0..<Int(seconds * Double(rate))).map { Float(amplitude * sin(2 * .pi * frequency * Double($0) / Double(rate))) }
     }
 
-    /// `samples` plus white noise `snr` dB below the speech's power (samples above 5% of the peak), the same noise for
-    /// the same `seed`.
-    public static func withWhiteNoise(_ samples: [Float], snr: Float, seed: UInt64) -> [Float] {
-        let peak = samples.map(abs).max() ?? 0
-        let speech = samples.filter { abs($0) > 0.05 * peak }
-        let power = speech.map { $0 * $0 }.reduce(0, +) / Float(max(1, speech.count))
-        // uniform noise in ±a has power a²/3
-        let amplitude = (3 * power / pow(10, snr / 10)).squareRoot()
-        var rng = SplitMix64(seed: seed)
-        return samples.map { $0 + (Float(rng.next() >> 40) / Float(1 << 24) - 0.5) * 2 * amplitude }
-    }
-
-    /// Two channels' samples interleaved, as a stereo file holds them (left, right, left…).
-    public static func interleaved(_ left: [Float], _ right: [Float]) -> [Float] {
-        precondition(left.count == right.count)
-        var both = [Float](repeating: 0, count: 2 * left.count)
-        for i in left.indices { (both[2 * i], both[2 * i + 1]) = (left[i], right[i]) }
-        return both
-    }
-
     /// Headerless little-endian 16-bit PCM, as `arecord -t raw -f S16_LE` writes it.
     public static func rawS16(_ samples: [Float]) -> Data {
         var raw = Data(capacity: samples.count * 2)
