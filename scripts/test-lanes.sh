@@ -2,16 +2,18 @@
 # `make test` after setup's installation: its jobs on two workers at once, each worker taking the next job as it
 # finishes one. One after another the steps left a core idle 29% of the time (tests waiting on real-time audio,
 # sockets, a language model; measured with vmstat over a whole run), and the jobs share nothing but the installed
-# models. Worker 1 first finishes setup (`make setup-build`: the release build, the runtime checks), then runs the Swift
-# suite in that optimised build, its output live; worker 2 starts at once with the thread-sanitizer build and suite.
+# models. Worker 1 first finishes setup (`make setup-build`: the release build, the runtime checks), then builds the
+# test targets in that optimised build and runs the Swift suite, its output live; worker 2 starts at once with the thread-sanitizer build and suite.
 # Setup's build alone kept 1.4 of the 2 cores busy (135 CPU-s in 99 s in a CI run: its modules depend on each other
 # in a chain), so the sanitizer build fills the rest; the jobs that run the release build wait for it. Then each
-# worker takes the longest job left: the fuzzers (their build, then short passes), the address-sanitizer build and
-# suite, the Examples package, the Ray tests; the openai/browser client tests run in a lane of their own (below). Fixed lanes ended 57 s apart in the last
+# worker takes the longest job left: the address-sanitizer build and suite, the fuzzers (their build, then short
+# passes), the Examples package, the Ray tests, and last a part of the Swift suite (the Makefile's SWIFT_PART, run
+# in worker 1's build of the tests) that whichever worker is free first takes; the openai/browser client tests run
+# in a lane of their own (below). Fixed lanes ended 57 s apart in the last
 # run with them, and the fuzzers then ran alone; a queue ends within one short job. Nothing asserts a time, so sharing
 # the cores only makes each slower. Every job but setup and the Swift suite keeps its output in
 # .build/test-logs/JOB.log, printed once all are done.
-# usage (from the Makefile): scripts/test-lanes.sh SWIFT-TEST-COMMAND...
+# usage (from the Makefile): scripts/test-lanes.sh SWIFT-TEST-COMMAND...   (run after `make tests-build`: --skip-build)
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 STEP="$ROOT/scripts/timed-step.sh"
@@ -30,15 +32,18 @@ job() {
     examples) "$STEP" examples scripts/run-examples.sh ;;
     clients) setup_built && "$STEP" "client tests" scripts/run-client-tests.sh ;;
     ray) setup_built && "$STEP" "ray tests" scripts/run-ray-tests.sh ;;
+    # the Swift suite's part (the Makefile's SWIFT_PART) that whichever worker is free first takes, once worker 1 built it
+    swift-part) wait_built tests && "$STEP" "swift test, part" make --no-print-directory swift-part-run ;;
     *) echo "no such job: $1"; return 2 ;;
   esac
 }
 
-# waits for setup's build (worker 1's first step); fails when it failed
-setup_built() {
-  while [ ! -s "$LOGS/setup.status" ]; do sleep 1; done
-  [ "$(cat "$LOGS/setup.status")" = 0 ] || { echo "setup's build failed: see the Swift suite's output"; return 1; }
+# waits for a build of worker 1 (setup's, or the test targets'); fails when it failed
+wait_built() {
+  while [ ! -s "$LOGS/$1.status" ]; do sleep 1; done
+  [ "$(cat "$LOGS/$1.status")" = 0 ] || { echo "the $1 build failed: see the Swift suite's output"; return 1; }
 }
+setup_built() { wait_built setup; }
 
 # the next job in the queue, or nothing when it is empty (both workers ask; the lock keeps each job to one)
 next_job() {
@@ -62,8 +67,9 @@ worker() {
 
 rm -rf "$LOGS"
 mkdir -p "$LOGS"
-# longest first (wall times in a CI-style run of session 33: fuzzers 218 s, ASan 116, Examples 97, Ray 94)
-printf '%s\n' fuzz asan examples ray > "$QUEUE"
+# longest first (wall times in a CI-style run of session 34: ASan 118 s, fuzzers 96, Examples 95, Ray 128 beside the
+# Swift suite, 50 alone), then the Swift suite's part, which evens out the two workers' ends
+printf '%s\n' asan fuzz examples ray swift-part > "$QUEUE"
 worker tsan &
 TWO=$!
 # The openai and browser client tests mostly wait (67 of their 204 s were CPU in the last CI run: a browser whose
@@ -75,11 +81,14 @@ trap 'kill -- -$TWO -$THREE 2>/dev/null; kill $TWO $THREE 2>/dev/null' INT TERM
 "$STEP" setup make --no-print-directory setup-build
 built=$?
 echo $built > "$LOGS/setup.status"
-if [ $built -eq 0 ]; then
+tests=$built
+[ $built -ne 0 ] || { "$STEP" "swift build" make --no-print-directory tests-build; tests=$?; }
+echo $tests > "$LOGS/tests.status"
+if [ $tests -eq 0 ]; then
   "$STEP" "swift test" "$@"
   one=$?
 else
-  one=$built
+  one=$tests
 fi
 echo "==> the Swift suite ended with $one; the other jobs follow as they end"
 worker "$(next_job)"
@@ -95,5 +104,6 @@ for log in "$LOGS"/*.log; do
 done
 [ -s "$QUEUE" ] && failed+=("never started: $(tr '\n' ' ' < "$QUEUE")")
 [ $built -eq 0 ] || failed+=("setup")
-[ $built -ne 0 ] || [ $one -eq 0 ] || failed+=("swift test")
+[ $built -ne 0 ] || [ $tests -eq 0 ] || failed+=("swift build")
+[ $tests -ne 0 ] || [ $one -eq 0 ] || failed+=("swift test")
 [ ${#failed[@]} -eq 0 ] || { echo "==> failed: ${failed[*]}"; exit 1; }
