@@ -32,4 +32,26 @@ final class AudioOnsetsTests: XCTestCase {
         for (a, b) in zip(refined, refined.dropFirst()) { XCTAssertLessThanOrEqual(a.end, b.start + 1e-9) }
         for word in refined { XCTAssertLessThan(word.start, word.end) }
     }
+
+    /// Whisper wrote "quick" for "the quick": the span the alignment gave it holds the left-out "the" (0.5–0.75 s),
+    /// a 0.4 s pause and "quick" (1.15–1.5 s). The word starts at the stretch its own tokens attend to most: the
+    /// second where they attend there, the first (unchanged) where they attend to it. A pause shorter than
+    /// `ownSoundPause` (a closure inside a word) splits nothing.
+    func testAWordStartsAtTheSoundItsTokensAttendTo() {
+        let onsets = AudioOnsets(audio([(0.5, false), (0.25, true), (0.4, false), (0.35, true), (0.5, false)]))
+        let word = TranscriptWord(word: " quick", start: 0.5, end: 1.5, probability: 0.9)
+        // one token row over 100 columns of 20 ms: attention on 1.15–1.5 s, or on 0.5–0.75 s
+        func matrix(attending range: Range<Double>) -> [[Float]] {
+            [(0..<100).map { range.contains(Double($0) * 0.02) ? 1 : 0 }]
+        }
+        let later = WordAligner.startAtOwnSound([word], rows: [0..<1], matrix: matrix(attending: 1.15..<1.5), onsets: onsets)
+        XCTAssertEqual(later[0].start, 1.15, accuracy: 0.02)
+        XCTAssertEqual(later[0].end, 1.5, "the end stays")
+        let earlier = WordAligner.startAtOwnSound([word], rows: [0..<1], matrix: matrix(attending: 0.5..<0.75), onsets: onsets)
+        XCTAssertEqual(earlier[0].start, 0.5)
+        let closure = AudioOnsets(audio([(0.5, false), (0.25, true), (0.15, false), (0.35, true), (0.5, false)]))
+        let whole = WordAligner.startAtOwnSound([TranscriptWord(word: " quick", start: 0.5, end: 1.25, probability: 0.9)], rows: [0..<1],
+                                                matrix: matrix(attending: 0.9..<1.25), onsets: closure)
+        XCTAssertEqual(whole[0].start, 0.5, "a short pause is inside the word")
+    }
 }

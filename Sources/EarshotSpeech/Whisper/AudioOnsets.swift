@@ -79,6 +79,21 @@ struct AudioOnsets {
         return out
     }
 
+    /// The stretches of sound (seconds) between the pauses of at least `shortest` seconds that lie wholly inside
+    /// `start..<end`, in order: one stretch where the interval holds no such pause.
+    func soundStretches(from start: Double, to end: Double, pausesOf shortest: Double) -> [Range<Double>] {
+        let (a, b) = (frame(start), frame(end))
+        guard a < b else { return [start..<end] }
+        var stretches: [Range<Double>] = []
+        var from = a
+        for gap in pauses() where gap.lowerBound > a && gap.upperBound < b && Double(gap.count) * Self.frameSeconds >= shortest {
+            if gap.lowerBound > from { stretches.append(Double(from) * Self.frameSeconds..<Double(gap.lowerBound) * Self.frameSeconds) }
+            from = gap.upperBound
+        }
+        stretches.append(Double(from) * Self.frameSeconds..<max(Double(from) * Self.frameSeconds, end))
+        return stretches
+    }
+
     /// The quiet stretches (frames) that can be pauses: at least `minimumPause` long, or touching either end of
     /// the window; two with fewer than `minimumSoundFrames` of sound between them are one.
     private func pauses() -> [Range<Int>] {
