@@ -8,6 +8,8 @@ struct AudioOnsets {
     private let loud: [Bool]
     /// soundBefore[f]: loud frames before frame f (so the sound in any stretch is one subtraction)
     private let soundBefore: [Int]
+    /// The quiet stretches that can be pauses (`pauses(in:)`), found once: every word of the window asks about them
+    private let gaps: [Range<Int>]
 
     init(_ samples: ArraySlice<Float>) {
         let frame = Int(Self.frameSeconds * Double(WhisperFeatures.sampleRate))
@@ -18,13 +20,14 @@ struct AudioOnsets {
             return 10 * log10(max(power, 1e-12))
         }
         let sorted = decibels.sorted()
-        guard !sorted.isEmpty else { loud = []; soundBefore = [0]; return }
+        guard !sorted.isEmpty else { loud = []; soundBefore = [0]; gaps = []; return }
         let floor = sorted[sorted.count / 10], level = sorted[min(sorted.count - 1, sorted.count * 95 / 100)]
         let threshold = max(level - 35, min(floor + 10, level - 6))
         loud = decibels.map { $0 >= threshold }
         var counts = [0]
         for l in loud { counts.append(counts[counts.count - 1] + (l ? 1 : 0)) }
         soundBefore = counts
+        gaps = Self.pauses(in: loud)
     }
 
     /// Seconds of sound from `seconds` on.
@@ -65,7 +68,6 @@ struct AudioOnsets {
     func refine(_ spans: [(start: Double, end: Double)]) -> [(start: Double, end: Double)] {
         guard !loud.isEmpty, !spans.isEmpty else { return spans }
         let boundaries = (0...spans.count).map { frame($0 == spans.count ? spans[$0 - 1].end : spans[$0].start) }
-        let gaps = pauses()
         var out = spans
         for (i, match) in matchInOrder(boundaries, gaps).enumerated() {
             guard let match else { continue }
@@ -86,7 +88,7 @@ struct AudioOnsets {
         guard a < b else { return [start..<end] }
         var stretches: [Range<Double>] = []
         var from = a
-        for gap in pauses() where gap.lowerBound > a && gap.upperBound < b && Double(gap.count) * Self.frameSeconds >= shortest {
+        for gap in gaps where gap.lowerBound > a && gap.upperBound < b && Double(gap.count) * Self.frameSeconds >= shortest {
             if gap.lowerBound > from { stretches.append(Double(from) * Self.frameSeconds..<Double(gap.lowerBound) * Self.frameSeconds) }
             from = gap.upperBound
         }
@@ -96,7 +98,7 @@ struct AudioOnsets {
 
     /// The quiet stretches (frames) that can be pauses: at least `minimumPause` long, or touching either end of
     /// the window; two with fewer than `minimumSoundFrames` of sound between them are one.
-    private func pauses() -> [Range<Int>] {
+    private static func pauses(in loud: [Bool]) -> [Range<Int>] {
         var quiet: [Range<Int>] = []
         var f = 0
         while f < loud.count {
