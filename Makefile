@@ -39,8 +39,9 @@ demo: build
 # Setup's installation, then the jobs two at a time (scripts/test-lanes.sh): setup's build and the Swift suite (stdbuf:
 # its output reaches the log line by line, so a run that is stopped shows the test it was in), and beside them the
 # sanitizer suites, the fuzzers, the Examples package and the client and Ray tests. Each step's wall and CPU seconds
-# are printed at the end (scripts/timed-step.sh). Three busy workers, the suite split in two processes, were no faster (BENCHMARKS.md): the two
-# cores are busy throughout, so only less work shortens it; only the client tests, which mostly wait, run beside them.
+# are printed at the end (scripts/timed-step.sh). Three busy workers (session 21: the suite's two halves each on a
+# worker of its own) were no faster (BENCHMARKS.md): the two cores are busy throughout, so only less work shortens it;
+# only the client tests, which mostly wait, run beside them.
 # The Swift suite leaves out the tests the thread-sanitizer job runs: that build is optimised with testing enabled as
 # this one is, so they run once, the same assertions under the sanitizer, instead of twice.
 # It also leaves out SWIFT_PART, a job at the end of the workers' queue that whichever worker is free first runs in

@@ -3,15 +3,14 @@
 # finishes one. One after another the steps left a core idle 29% of the time (tests waiting on real-time audio,
 # sockets, a language model; measured with vmstat over a whole run), and the jobs share nothing but the installed
 # models. Worker 1 first finishes setup (`make setup-build`: the release build, the runtime checks), then builds the
-# test targets in that optimised build and runs the Swift suite, its output live; worker 2 starts at once with the thread-sanitizer build and suite.
-# Setup's build alone kept 1.4 of the 2 cores busy (135 CPU-s in 99 s in a CI run: its modules depend on each other
-# in a chain), so the sanitizer build fills the rest; the jobs that run the release build wait for it. Then each
-# worker takes the longest job left: the address-sanitizer build and suite, the fuzzers (their build, then short
-# passes), the Examples package, the Ray tests, and last a part of the Swift suite (the Makefile's SWIFT_PART, run
-# in worker 1's build of the tests) that whichever worker is free first takes; the openai/browser client tests run
-# in a lane of their own (below). Fixed lanes ended 57 s apart in the last
-# run with them, and the fuzzers then ran alone; a queue ends within one short job. Nothing asserts a time, so sharing
-# the cores only makes each slower. Every job but setup and the Swift suite keeps its output in
+# test targets in that optimised build and runs the Swift suite, its output live; worker 2 starts at once with the
+# thread-sanitizer build and suite. Setup's build alone kept 1.4 of the 2 cores busy (135 CPU-s in 99 s in a CI run:
+# its modules depend on each other in a chain), so the sanitizer build fills the rest; the jobs that run the release
+# build wait for it. Then each worker takes the longest job left: the address-sanitizer build and suite, the fuzzers
+# (their build, then short passes), the Examples package, the Ray tests, and last a part of the Swift suite (the
+# Makefile's SWIFT_PART, run in worker 1's build of the tests), which whichever worker is free first takes, so the two
+# end within one short job. The openai/browser client tests run in a lane of their own (below). Nothing asserts a
+# time, so sharing the cores only makes each slower. Every job but setup and the Swift suite keeps its output in
 # .build/test-logs/JOB.log, printed once all are done.
 # usage (from the Makefile): scripts/test-lanes.sh SWIFT-TEST-COMMAND...   (run after `make tests-build`: --skip-build)
 set -uo pipefail
