@@ -21,6 +21,24 @@ final class WhisperDecodingTests: XCTestCase {
         XCTAssertEqual(tokenizer.encode(" the").count, 1)
     }
 
+    /// A language token that Whisper writes inside the text (openai-whisper's rules allow it) is no text: the
+    /// segment's text and tokens leave it out, so the word aligner, which reads each text token's probability,
+    /// never sees it (it once read past its row of logits on one and crashed).
+    func testASpecialTokenInsideTheTextIsNoText() throws {
+        let files = try WhisperModel.base.files(in: ModelStore())
+        let tokenizer = try WhisperTokenizer(vocabulary: files.vocabulary)
+        let spec = try WhisperSpec.load(files.description)
+        let quick = tokenizer.encode(" the quick"), fox = tokenizer.encode(" brown fox")
+        let language = try XCTUnwrap(spec.languageToken("de"))
+        let ts = spec.timestamp_begin
+        let segments = WhisperDecoder.timedSegments([ts] + quick + [language] + fox + [ts + 50, ts + 50] + [language, spec.sot_prev] + fox,
+                                                    spec: spec, tokenizer: tokenizer, windowSeconds: 30)
+        XCTAssertEqual(segments.map(\.text), ["the quick brown fox", "brown fox"])
+        XCTAssertEqual(segments.map(\.tokens), [quick + fox, fox])
+        XCTAssertEqual(segments.map(\.start), [0, 1])
+        XCTAssertEqual(segments.map(\.end), [1, 30])
+    }
+
     /// The case that stopped early when Whisper read short pieces without timestamps: both sentences come back,
     /// in timed segments inside the audio.
     func testTwoSentencesInOneWindowBothComeBackTimed() async throws {

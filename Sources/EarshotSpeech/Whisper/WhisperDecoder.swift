@@ -308,9 +308,23 @@ final class WhisperDecoder: @unchecked Sendable {
 
     // MARK: - segments
 
-    /// Segments between timestamp pairs: `<|t0|> text <|t1|><|t1|> text <|t2|>`; text after the last timestamp
-    /// runs to the window's end.
+    /// The attempt's segments (timedSegments), each with the attempt's scores.
     private func segments(of attempt: Attempt, windowSeconds: Double) -> [TranscriptSegment] {
+        Self.timedSegments(attempt.tokens, spec: spec, tokenizer: tokenizer, windowSeconds: windowSeconds).map {
+            var segment = $0
+            segment.averageLogProbability = attempt.averageLogProbability
+            segment.noSpeechProbability = attempt.noSpeechProbability
+            segment.compressionRatio = attempt.compressionRatio
+            segment.temperature = attempt.temperature
+            return segment
+        }
+    }
+
+    /// Segments between timestamp pairs: `<|t0|> text <|t1|><|t1|> text <|t2|>`; text after the last timestamp
+    /// runs to the window's end. A segment's tokens are its text tokens only: openai-whisper's rules let Whisper
+    /// write a language token inside the text (reading noise, say), which stands for no text and is left out,
+    /// as openai-whisper's decoding leaves it out of the text (the word aligner once read past its row on one).
+    static func timedSegments(_ tokens: [Int], spec: WhisperSpec, tokenizer: WhisperTokenizer, windowSeconds: Double) -> [TranscriptSegment] {
         let ts = spec.timestamp_begin
         var segments: [TranscriptSegment] = []
         var start: Double?, text: [Int] = []
@@ -324,21 +338,15 @@ final class WhisperDecoder: @unchecked Sendable {
             start = nil
             text = []
         }
-        for token in attempt.tokens {
+        for token in tokens {
             if token >= ts {
                 let time = min(windowSeconds, Double(token - ts) * WhisperSpec.timestampStep)
                 if start == nil || text.isEmpty { start = time } else { close(at: time) }
-            } else {
+            } else if token < spec.eot {
                 text.append(token)
             }
         }
         if !text.isEmpty { close(at: windowSeconds) }
-        for i in segments.indices {
-            segments[i].averageLogProbability = attempt.averageLogProbability
-            segments[i].noSpeechProbability = attempt.noSpeechProbability
-            segments[i].compressionRatio = attempt.compressionRatio
-            segments[i].temperature = attempt.temperature
-        }
         return segments
     }
 }

@@ -136,7 +136,7 @@ struct WordAligner {
         return logits.withFloats { values in
             text.enumerated().map { k, token in
                 let base = (firstRow + k) * vocab
-                guard firstRow + k < n else { return 0 }
+                guard firstRow + k < n, token < spec.eot else { return 0 }
                 let row = LogitRules.logSoftmax(Array(values[base..<(base + spec.eot)]))
                 return Double(exp(row[token]))
             }
