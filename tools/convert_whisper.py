@@ -5,7 +5,7 @@ Needs only numpy, onnx and onnxruntime (for int8 quantisation) -- no torch. Ears
 (Sources/EarshotSpeech/Whisper) drives the decoder; the contract is described in docs/speech.md.
 
 usage: convert_whisper.py CT2_DIR OUT_DIR NAME ENCODER_PRECISION DECODER_PRECISION
-precisions: float, u8, s8, s8-paired, s8-reduced, u8-asymmetric, dequantised (see PRECISIONS)
+precisions: float, u8, s8, s8-paired, s8-paired-rows, s8-reduced, u8-asymmetric, dequantised (see PRECISIONS)
 writes OUT_DIR/NAME-encoder.onnx, NAME-decoder.onnx, NAME-vocabulary.txt, NAME-whisper.json
 """
 import base64
@@ -20,6 +20,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from integer_weights import int8_weights_as_uint8, int8_weights_pair_safe
+from row_scaled_inputs import row_scaled_inputs
 
 OPSET = 17
 CONTRIB = "com.microsoft"  # ONNX Runtime's own operators (the encoder's fused attention, GELU)
@@ -360,11 +361,14 @@ def count_layers(w, stack):
 #   s8-paired: the same int8 weights, with the rows of those that could saturate in pairs reordered (and their
 #       quantised input put in the same order), so the fast u8 x s8 kernels compute the exact sums on every CPU (see
 #       integer_weights.py): u8's numbers at s8's speed.
+#   s8-paired-rows: s8-paired, with the input of each feed-forward block's second MatMul (the GELU's output)
+#       quantised with a scale per row (per audio frame) rather than one per tensor (see row_scaled_inputs.py):
+#       base's encoder, whose GELU outputs have outliers that one scale rounds the rest of the tensor to zero by.
 #   s8-reduced: 7-bit int8 weights (reduce_range), which cannot saturate but are coarser.
 #   u8-asymmetric: asymmetric uint8 quantisation (QUInt8): CPU-independent, but base lost 0.5 WER points.
 #   dequantised: float, each MatMul weight rounded as the symmetric int8 quantisation rounds it: the float
 #       reference of the u8/s8 models (only their activations are still quantised, per tensor, at run time).
-PRECISIONS = ("float", "u8", "s8", "s8-paired", "s8-reduced", "u8-asymmetric", "dequantised")
+PRECISIONS = ("float", "u8", "s8", "s8-paired", "s8-paired-rows", "s8-reduced", "u8-asymmetric", "dequantised")
 
 
 def dequantised(model):
@@ -400,8 +404,10 @@ def quantise(model, precision, scratch):
                 os.remove(f)
     if precision == "u8":
         int8_weights_as_uint8(quantised)
-    if precision == "s8-paired":
+    if precision.startswith("s8-paired"):
         int8_weights_pair_safe(quantised)
+    if precision == "s8-paired-rows" and not row_scaled_inputs(quantised, r"ffn\.linear_1\.weight"):
+        raise SystemExit("s8-paired-rows: no feed-forward MatMul found to quantise per row")
     return quantised
 
 
