@@ -91,4 +91,8 @@ def row_scaled_inputs(model, weight_pattern):
         for offset, node in enumerate(nodes):
             g.node.insert(at + offset, node)
         changed += 1
+    # the weight scales the Divs replaced with their inverses
+    read = {name for n in g.node for name in n.input}
+    for unused in [i for i in g.initializer if i.name not in read]:
+        g.initializer.remove(unused)
     return changed
