@@ -59,7 +59,7 @@ def main():
     files = sorted(os.path.join(speech, f) for f in os.listdir(speech) if f.endswith(".flac"))
     os.makedirs(args.out, exist_ok=True)
     rows = []
-    runs = [(m, 1) for m in args.models.split(",")] + [(m, 5) for m in args.beam_models.split(",") if m]
+    runs = [(m, 1) for m in args.models.split(",") if m] + [(m, 5) for m in args.beam_models.split(",") if m]
     for model, beam in runs:
         times = {"earshot": [], "faster-whisper": []}
         for run in range(args.runs):
