@@ -36,8 +36,9 @@ def row_scaled_inputs(model, weight_pattern):
             readers.setdefault(name, []).append(n)
 
     def weights_reading(value):
-        """The weights of the MatMulIntegers that read `value`, through the pair-safe reordering's Split/Concat."""
-        found, todo = [], [value]
+        """The weights of the MatMulIntegers that read `value` (through the pair-safe reordering's Split/Concat), and
+        the other nodes that read it."""
+        found, others, todo = [], [], [value]
         while todo:
             for n in readers.get(todo.pop(), []):
                 if n.op_type == "MatMulInteger":
@@ -45,18 +46,20 @@ def row_scaled_inputs(model, weight_pattern):
                 elif n.op_type in ("Split", "Concat"):
                     todo.extend(n.output)
                 else:
-                    raise SystemExit(f"{value}: read by {n.op_type} {n.name}, not only by integer MatMuls")
-        return found
+                    others.append(n)
+        return found, others
 
     replace_initializer(g, "row_scale_zero_point", np.array(128, np.uint8))
     replace_initializer(g, "row_scale_floor", np.array(1e-12, np.float32))
     replace_initializer(g, "row_scale_per_step", np.array(1 / 127, np.float32))
     replace_initializer(g, "row_scale_flat", np.array([-1], np.int64))
-    changed = 0
+    changed, replaced = 0, set()
     for quantise in [n for n in g.node if n.op_type == "DynamicQuantizeLinear"]:
-        weights = weights_reading(quantise.output[0])
+        weights, others = weights_reading(quantise.output[0])
         if not weights or not all(re.search(weight_pattern, w) for w in weights):
             continue
+        if others:
+            raise SystemExit(f"{quantise.output[0]}: also read by {others[0].op_type} {others[0].name}, not only by integer MatMuls")
         x, (quantised, scale, zero_point) = quantise.input[0], quantise.output
         k = {tuple(inits[w].dims)[0] for w in weights}
         if len(k) != 1:
@@ -67,6 +70,7 @@ def row_scaled_inputs(model, weight_pattern):
             weight_scale = [name for name in mul.input if name != scale][0]
             inverse = weight_scale + "_inverse"
             replace_initializer(g, inverse, (1 / numpy_helper.to_array(inits[weight_scale])).astype(np.float32))
+            replaced.add(weight_scale)
             mul.op_type = "Div"
             del mul.input[:]
             mul.input.extend([scale, inverse])
@@ -91,8 +95,8 @@ def row_scaled_inputs(model, weight_pattern):
         for offset, node in enumerate(nodes):
             g.node.insert(at + offset, node)
         changed += 1
-    # the weight scales the Divs replaced with their inverses
+    # the weight scales the Divs replaced with their inverses, where nothing else reads them
     read = {name for n in g.node for name in n.input}
-    for unused in [i for i in g.initializer if i.name not in read]:
+    for unused in [i for i in g.initializer if i.name in replaced and i.name not in read]:
         g.initializer.remove(unused)
     return changed
