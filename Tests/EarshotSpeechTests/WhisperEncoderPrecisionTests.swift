@@ -15,9 +15,10 @@ final class WhisperEncoderPrecisionTests: XCTestCase {
     func encoderDrift(_ model: WhisperModel, _ recordings: [AudioBuffer]) throws -> [Double] {
         let store = ModelStore()
         _ = try FloatReference.installed("whisper-\(model.rawValue)/model-encoder.onnx")
-        let shipped = try InferenceSession(path: try model.files(in: store).encoder, threads: 2)
+        let files = try model.files(in: store)
+        let shipped = try InferenceSession(path: files.encoder, threads: 2)
         let reference = try InferenceSession(path: try model.files(in: store, floatReference: true).encoder, threads: 2)
-        let features = WhisperFeatures(melBands: try WhisperSpec.load(try model.files(in: store).description).n_mels)
+        let features = WhisperFeatures(melBands: try WhisperSpec.load(files.description).n_mels)
         return try recordings.map { audio in
             let (mel, frames) = features.compute(audio.samples[...], paddingSamples: WhisperDecoder.paddingSamples(timestamps: true))
             let input = ["mel": try TensorValue(shape: [1, features.melBands, frames], floats: mel)]
