@@ -46,8 +46,14 @@ def wait(driver, seconds, condition, message):
                              ignored_exceptions=(StaleElementReferenceException,)).until(condition, message)
     except TimeoutException:
         # what the page said about it, for the failure message
-        said = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "[role=status]") if e.text]
+        said = [text for text in texts(driver, "[role=status]") if text]
         raise AssertionError(f"{message}: not within {seconds} s; the page says {said}") from None
+
+
+def texts(driver, selector):
+    """The visible texts of the elements a CSS selector finds, read in one script: the pages redraw what they poll, and
+    elements found first and read one by one afterwards can be replaced in between (stale)."""
+    return driver.execute_script("return [...document.querySelectorAll(arguments[0])].map((e) => e.innerText)", selector)
 
 
 def text_contains(element_id, *words):
@@ -121,7 +127,7 @@ class BrowserTest(unittest.TestCase):
         wait(driver, 60, text_contains("record-status", "saved as note"), "the note is saved")
         wait(driver, 600, lambda d: "ready" in d.find_element(By.ID, "note-status").text, "the note is processed")
         self.assertFalse(driver.find_element(By.ID, "rename-speaker").get_attribute("hidden"), "two voices: the note is labelled")
-        voices = [o.text for o in driver.find_elements(By.CSS_SELECTOR, "#speaker-from option")]
+        voices = texts(driver, "#speaker-from option")
         self.assertIn("SPEAKER_02", voices)
         Select(driver.find_element(By.ID, "speaker-from")).select_by_visible_text("SPEAKER_02")
         driver.find_element(By.ID, "speaker-name").send_keys("Ann")
@@ -131,9 +137,10 @@ class BrowserTest(unittest.TestCase):
                     if d.find_elements(By.CSS_SELECTOR, "#rename-status .error") or "enrolled" in d.find_element(By.ID, "rename-status").text
                     else False, "the enrolment answers")
         self.assertIn("enrolled", said)
-        wait(driver, 60, lambda d: "Ann" in [e.text for e in d.find_elements(By.CSS_SELECTOR, "#note-transcript .speaker")],
-             "the transcript names the voice")
-        labels = {e.text for e in driver.find_elements(By.CSS_SELECTOR, "#note-transcript .speaker")}
+        def labels_naming_ann(d):  # read at once: the page redraws the transcript when the summary is rewritten
+            labels = set(texts(d, "#note-transcript .speaker"))
+            return labels if "Ann" in labels else False
+        labels = wait(driver, 60, labels_naming_ann, "the transcript names the voice")
         self.assertNotIn("SPEAKER_02", labels)
         wait(driver, 600, lambda d: "ready" in d.find_element(By.ID, "note-status").text, "the summary is written again")
         # a name the page refuses, with the server's reason
@@ -165,7 +172,7 @@ class BrowserTest(unittest.TestCase):
         driver = self.open("/listen", os.path.join(AUDIO, "sam-then-someone.wav"))
         driver.find_element(By.ID, "speakers").click()
         driver.find_element(By.ID, "start").click()
-        names = lambda d: [e.text for e in d.find_elements(By.CSS_SELECTOR, "#lines .speaker")]
+        names = lambda d: texts(d, "#lines .speaker")
         # the fake microphone plays the file over and over: an enrolled voice's line scores near its threshold
         # (0.78-0.84 against 0.80 for these espeak-ng lines through the browser), so a pass may miss her
         try:
@@ -173,7 +180,7 @@ class BrowserTest(unittest.TestCase):
         finally:
             self.shot(driver, "listen-speakers")
         driver.find_element(By.ID, "start").click()
-        lines = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#lines p")]
+        lines = texts(driver, "#lines p")
         # ("office": Whisper hears espeak-ng's "bus" as "must" on some passes)
         self.assertTrue(any(line.startswith("Sam ") and "office" in line.lower() for line in lines), lines)
         self.assertTrue(any(line.startswith("someone else ") and "thursday" in line.lower() for line in lines), lines)
@@ -274,7 +281,7 @@ class BrowserTest(unittest.TestCase):
         driver.find_element(By.ID, "files").send_keys(os.path.join(AUDIO, "standup.wav"))
         button = wait(driver, 120, EC.element_to_be_clickable((By.CSS_SELECTOR, "button[data-format='vtt']")), "the transcript arrives")
         self.shot(driver, "transcribe-speakers")
-        tags = [t.text for t in driver.find_elements(By.CSS_SELECTOR, "#jobs .segments li .speaker")]
+        tags = texts(driver, "#jobs .segments li .speaker")
         # espeak-ng's two voices sound alike to the speaker network, so the count found may be one: each segment
         # is labelled all the same, the first voice as OpenAI's "A"
         self.assertTrue(tags, "segments carry their speaker")
