@@ -58,10 +58,12 @@ def whisper_outputs(encoder, decoder, mel, sot, projection=None):
     """The encoder's cross-attention keys and values, and the decoder's logits after the first token (for a
     decoder that ends at its hidden state, the hidden state times the float16 rows of its projection file)."""
     cross = dict(zip([o.name for o in encoder.get_outputs()], encoder.run(None, {"mel": mel})))
-    layers, _, _, width = decoder.get_inputs()[1].shape
-    empty = np.zeros((layers, 1, 0, width), np.float32)
-    first = decoder.run(None, {"tokens": np.array([[sot]], dtype=np.int64), "in_self_k": empty, "in_self_v": empty,
-                               "beams": np.array([0], np.int64), **cross})[0][0, -1]
+    # no positions yet: each layer's keys [1, H, dh, 0] and values [1, H, 0, dh]
+    empty = {i.name: np.zeros([1, i.shape[1], i.shape[2], 0] if "_k_" in i.name else [1, i.shape[1], 0, i.shape[3]], np.float32)
+             for i in decoder.get_inputs() if i.name.startswith("in_self_")}
+    first = decoder.run(None, {"tokens": np.array([[sot]], dtype=np.int64), **empty, "beams": np.array([0], np.int64),
+                               **cross})[0][0, -1]
+    width = first.shape[0]
     if projection is not None:
         vocabulary = os.path.getsize(projection) // (3 * width + 4)
         rows = np.memmap(projection, dtype="<f2", mode="r", offset=vocabulary * (width + 4), shape=(vocabulary, width))

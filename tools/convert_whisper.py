@@ -134,14 +134,6 @@ class Graph:
         out = self.op("Transpose", [out], perm=[0, 2, 1, 3])
         return self.op("Reshape", [out, self.const([0, 0, d], dtype=np.int64)])
 
-    def attention(self, q, k, v, heads, d, mask=None):
-        # q and k are each scaled by dh^-0.25, like the reference export (folding the scale into the
-        # weights changes int8 rounding)
-        scale = self.const((d // heads) ** -0.25)
-        q4 = self.op("Mul", [self.heads(q, heads, d, [0, 2, 1, 3]), scale])
-        k4 = self.op("Mul", [self.heads(k, heads, d, [0, 2, 3, 1]), scale])
-        return self.attend(q4, k4, self.heads(v, heads, d, [0, 2, 1, 3]), d, mask)
-
     def fused_attention(self, q, k, v, heads, d):
         """softmax(q k^T / sqrt(dh)) v over all frames in ONNX Runtime's MultiHeadAttention (q, k, v [N, T, d]): one
         kernel in place of the head transposes, two MatMuls and a Softmax over the 1,500 x 1,500 scores of each head,
@@ -202,20 +194,27 @@ def build_encoder(w, dims):
 def build_decoder(w, dims, alignment_heads):
     """One decoding step for a batch of N hypotheses (Earshot's loop in Sources/EarshotSpeech/Whisper).
 
-    inputs:  tokens [N, n] int64; in_self_k / in_self_v [L, Np, P, d], the self-attention keys and values of the
-             P positions decoded so far (P = 0 at the start); beams [N] int64, the row of the caches each
-             hypothesis continues (beam search reorders and forks hypotheses without copying caches outside);
-             cross_k_i / cross_v_i [Nc, H, dh*T2] for each layer i, from the encoder (Nc = 1 is shared by all N
-             hypotheses).
-    outputs: logits [N, n, vocab]; out_self_k / out_self_v [L, N, P+n, d]; cross_qk [N, A, n, T2], the raw
-             cross-attention scores of the model's A alignment heads (for word timing; only computed when asked).
+    inputs:  tokens [N, n] int64; for each layer i, in_self_k_i [Np, H, dh, P] and in_self_v_i [Np, H, P, dh], the
+             self-attention keys (transposed, unscaled) and values of the P positions decoded so far (P = 0 at the
+             start); beams [N] int64, the row of the caches each hypothesis continues (beam search reorders and
+             forks hypotheses without copying caches outside); cross_k_i / cross_v_i [Nc, H, dh*T2], from the
+             encoder (Nc = 1 is shared by all N hypotheses).
+    outputs: hidden [N, n, d] (or logits [N, n, vocab], attach_logits); out_self_k_i [N, H, dh, P+n] and
+             out_self_v_i [N, H, P+n, dh]; cross_qk [N, A, n, T2], the raw cross-attention scores of the model's A
+             alignment heads (for word timing; only computed when asked).
+
+    The caches are one tensor per layer, kept in the layout the attention reads: a step copies each once (the
+    Concat that appends its new positions, which is also the output) instead of six times (split out of one
+    stacked tensor, appended, cut into heads, transposed, scaled, stacked again), and the keys' scale is a Mul
+    that ONNX Runtime folds into the product, as it did before, so the numbers are the same to the bit.
     """
     g = Graph(w)
     d, heads, layers = dims["d"], dims["heads"], dims["dec_layers"]
+    dh = d // heads
     i64 = lambda v: g.const(v, dtype=np.int64)  # noqa: E731
     emb = g.weight("decoder/embeddings/weight")
     n = g.op("Slice", [g.op("Shape", ["tokens"]), i64([1]), i64([2])])
-    offset = g.op("Slice", [g.op("Shape", ["in_self_k"]), i64([2]), i64([3])])
+    offset = g.op("Slice", [g.op("Shape", ["in_self_v_0"]), i64([2]), i64([3])])
     total = g.op("Add", [offset, n])
     pos = g.op("Slice", [g.weight("decoder/position_encodings/encodings"), offset, total, i64([0])])
     x = g.op("Add", [g.op("Gather", [emb, "tokens"]), pos])
@@ -223,20 +222,23 @@ def build_decoder(w, dims, alignment_heads):
     keys = g.op("Range", [i64(0), g.op("Squeeze", [total]), i64(1)])
     queries = g.op("Unsqueeze", [g.op("Range", [g.op("Squeeze", [offset]), g.op("Squeeze", [total]), i64(1)]), i64([1])])
     mask = g.op("Where", [g.op("Greater", [keys, queries]), g.const(-1e9), g.const(0.0)])
-    dh = d // heads
     scale = g.const(dh ** -0.25)
-    past_k = g.op("Gather", ["in_self_k", "beams"], axis=1)
-    past_v = g.op("Gather", ["in_self_v", "beams"], axis=1)
-    new_k, new_v, scores = [], [], []
+    scores = []
     for i in range(layers):
         p = f"decoder/layer_{i}"
         h = g.layer_norm(x, p + "/self_attention/layer_norm")
         q, k, v = g.split3(g.linear(h, p + "/self_attention/linear_0"), d)
-        full_k = g.op("Concat", [g.op("Gather", [past_k, i64(i)], axis=0), k], axis=1)
-        full_v = g.op("Concat", [g.op("Gather", [past_v, i64(i)], axis=0), v], axis=1)
-        x = g.op("Add", [x, g.linear(g.attention(q, full_k, full_v, heads, d, mask), p + "/self_attention/linear_1")])
-        new_k.append(g.op("Unsqueeze", [full_k, i64([0])]))
-        new_v.append(g.op("Unsqueeze", [full_v, i64([0])]))
+        # the positions so far, in the order of the hypotheses, then this step's appended: [N, H, dh, P+n] and
+        # [N, H, P+n, dh], ready for the products
+        past_k = g.op("Gather", [f"in_self_k_{i}", "beams"], axis=0)
+        past_v = g.op("Gather", [f"in_self_v_{i}", "beams"], axis=0)
+        g.output("Concat", [past_k, g.heads(k, heads, d, [0, 2, 3, 1])], f"out_self_k_{i}", axis=3)
+        g.output("Concat", [past_v, g.heads(v, heads, d, [0, 2, 1, 3])], f"out_self_v_{i}", axis=2)
+        # q and k are each scaled by dh^-0.25, like the reference export (folding the scale into the weights
+        # changes int8 rounding)
+        q4 = g.op("Mul", [g.heads(q, heads, d, [0, 2, 1, 3]), scale])
+        k4 = g.op("Mul", [f"out_self_k_{i}", scale])
+        x = g.op("Add", [x, g.linear(g.attend(q4, k4, f"out_self_v_{i}", d, mask), p + "/self_attention/linear_1")])
         h = g.layer_norm(x, p + "/attention/layer_norm")
         q4 = g.op("Mul", [g.heads(g.linear(h, p + "/attention/linear_0"), heads, d, [0, 2, 1, 3]), scale])
         ck = g.op("Reshape", [f"cross_k_{i}", i64([0, heads, dh, -1])])
@@ -247,22 +249,20 @@ def build_decoder(w, dims, alignment_heads):
         if chosen:
             scores.append(g.op("Gather", [layer_scores[0], i64(chosen)], axis=1))
         x = g.ffn(x, p + "/ffn")
-    g.output("Concat", new_k, "out_self_k", axis=0)
-    g.output("Concat", new_v, "out_self_v", axis=0)
     g.output("Concat", scores, "cross_qk", axis=1)
     # the last hidden state [N, n, d]: quantised models project it onto the vocabulary outside ONNX Runtime
     # (write_projection); float ones get the logits Gemm attached after quantisation (attach_logits)
     g.output("Identity", [g.layer_norm(x, "decoder/layer_norm")], "hidden")
     f = TensorProto.FLOAT
-    inputs = [helper.make_tensor_value_info("tokens", TensorProto.INT64, ["N", "n"]),
-              helper.make_tensor_value_info("in_self_k", f, [layers, "Np", "P", d]),
-              helper.make_tensor_value_info("in_self_v", f, [layers, "Np", "P", d]),
-              helper.make_tensor_value_info("beams", TensorProto.INT64, ["N"])] + [
-              helper.make_tensor_value_info(f"cross_{kv}_{i}", f, ["Nc", heads, "K"]) for i in range(layers) for kv in "kv"]
-    outputs = [helper.make_tensor_value_info("hidden", f, ["N", "n", d]),
-               helper.make_tensor_value_info("out_self_k", f, [layers, "N", "Pn", d]),
-               helper.make_tensor_value_info("out_self_v", f, [layers, "N", "Pn", d]),
-               helper.make_tensor_value_info("cross_qk", f, ["N", len(alignment_heads), "n", "T2"])]
+    def caches(way, rows, length):  # in_ or out_self_k_i [rows, H, dh, length] and _v_i [rows, H, length, dh]
+        return [value for i in range(layers) for value in (
+            helper.make_tensor_value_info(f"{way}_self_k_{i}", f, [rows, heads, dh, length]),
+            helper.make_tensor_value_info(f"{way}_self_v_{i}", f, [rows, heads, length, dh]))]
+    inputs = [helper.make_tensor_value_info("tokens", TensorProto.INT64, ["N", "n"])] + caches("in", "Np", "P") + [
+        helper.make_tensor_value_info("beams", TensorProto.INT64, ["N"])] + [
+        helper.make_tensor_value_info(f"cross_{kv}_{i}", f, ["Nc", heads, "K"]) for i in range(layers) for kv in "kv"]
+    outputs = [helper.make_tensor_value_info("hidden", f, ["N", "n", d])] + caches("out", "N", "Pn")
+    outputs.append(helper.make_tensor_value_info("cross_qk", f, ["N", len(alignment_heads), "n", "T2"]))
     return g, inputs, outputs
 
 

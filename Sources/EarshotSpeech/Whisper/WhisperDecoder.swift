@@ -18,6 +18,8 @@ final class WhisperDecoder: @unchecked Sendable {
     /// The decoder output that scores the next token: `logits` [N, n, vocab], or `hidden` [N, n, width] that
     /// `projection` turns into logits.
     private let scoresOutput: String
+    /// The decoder's self-attention caches as it reads and writes them: a key and a value tensor per layer.
+    private let cacheInputs: [String], cacheOutputs: [String]
     /// Silence appended to a window before the encoder. With timestamps, the window is always Whisper's full
     /// 30 s: on shorter inputs the timestamps it predicts are wrong and it loops (a 2.6 s sentence given 7.5 s
     /// ended at "1.00" and then repeated), and the text is worse too. Live pieces, decoded without timestamps
@@ -42,6 +44,11 @@ final class WhisperDecoder: @unchecked Sendable {
             projection = nil
         }
         scoresOutput = projection == nil ? "logits" : "hidden"
+        let caches = (0..<spec.n_text_layer).flatMap { ["self_k_\($0)", "self_v_\($0)"] }
+        (cacheInputs, cacheOutputs) = (caches.map { "in_" + $0 }, caches.map { "out_" + $0 })
+        guard Set(cacheInputs).isSubset(of: decoder.inputNames) else {  // a decoder converted before the caches were per layer
+            throw ModelError.failedToLoad(model: "whisper", detail: "\(files.decoder) was converted by an older setup")
+        }
     }
 
     /// One window's result: segments timed from the window's start.
@@ -162,19 +169,24 @@ final class WhisperDecoder: @unchecked Sendable {
             .max { $0.averageLogProbability < $1.averageLogProbability } ?? attempts.last!
     }
 
-    /// Runs the decoder: `tokens` per hypothesis, continuing cache rows `beams` of `caches` (nil: from scratch).
-    /// The first output scores the next token (see `logits(_:rows:position:)`), then the caches, or `outputs`.
-    private func step(_ tokens: [[Int]], beams: [Int], caches: (TensorValue, TensorValue)?, context: Context,
+    /// Runs the decoder: `tokens` per hypothesis, continuing cache rows `beams` of `caches` (a step's outputs after
+    /// the first; nil: from scratch). The first output scores the next token (see `logits(_:rows:position:)`), then
+    /// the caches, or `outputs`.
+    private func step(_ tokens: [[Int]], beams: [Int], caches: ArraySlice<TensorValue>?, context: Context,
                       outputs: [String]? = nil) throws -> [TensorValue] {
         let n = tokens[0].count
-        let empty = caches == nil ? try TensorValue(shape: [spec.n_text_layer, 1, 0, spec.n_text_state], floats: []) : nil
-        let inputs: [String: TensorValue] = [
+        var inputs: [String: TensorValue] = [
             "tokens": try TensorValue(shape: [tokens.count, n], int64s: tokens.flatMap { $0.map(Int64.init) }),
-            "in_self_k": caches?.0 ?? empty!, "in_self_v": caches?.1 ?? empty!,
             "beams": try TensorValue(shape: [beams.count], int64s: beams.map(Int64.init)),
         ]
+        let (heads, width) = (spec.n_text_head, spec.n_text_state / spec.n_text_head)
+        for (i, name) in cacheInputs.enumerated() {
+            // none yet: keys [N, H, dh, P], values [N, H, P, dh] with P = 0
+            inputs[name] = try caches.map { $0[$0.startIndex + i] }
+                ?? TensorValue(shape: name.hasPrefix("in_self_k") ? [1, heads, width, 0] : [1, heads, 0, width], floats: [])
+        }
         return try decoder.run(values: inputs.merging(context.cross) { a, _ in a },
-                               outputs: outputs ?? [scoresOutput, "out_self_k", "out_self_v"])
+                               outputs: outputs ?? [scoresOutput] + cacheOutputs)
     }
 
     /// The logits at position `position` of hypotheses `rows` of a step's first output ([N, n, vocab] logits, or
@@ -231,7 +243,7 @@ final class WhisperDecoder: @unchecked Sendable {
                 next.append(token)
             }
             if done.allSatisfy({ $0 }) { break }
-            out = try step(next.map { [$0] }, beams: beams, caches: (out[1], out[2]), context: context)
+            out = try step(next.map { [$0] }, beams: beams, caches: out.dropFirst(), context: context)
             beams = Array(0..<rows)
             position = 0
         }
@@ -273,7 +285,7 @@ final class WhisperDecoder: @unchecked Sendable {
                 finished += next
                 break
             }
-            out = try step(next.map { [$0.tokens.last!] }, beams: next.map(\.row), caches: (out[1], out[2]), context: context)
+            out = try step(next.map { [$0.tokens.last!] }, beams: next.map(\.row), caches: out.dropFirst(), context: context)
             live = next.enumerated().map { Hypothesis(tokens: $1.tokens, sum: $1.sum, row: $0) }
             position = 0
         }

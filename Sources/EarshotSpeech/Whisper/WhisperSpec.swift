@@ -11,6 +11,7 @@ struct WhisperSpec: Decodable, Sendable {
     let n_vocab: Int
     let n_text_layer: Int
     let n_text_state: Int
+    let n_text_head: Int
     let alignment_heads: [[Int]]
     let suppress_tokens: [Int]
     let suppress_tokens_at_start: [Int]
