@@ -203,10 +203,11 @@ def build_decoder(w, dims, alignment_heads):
              out_self_v_i [N, H, P+n, dh]; cross_qk [N, A, n, T2], the raw cross-attention scores of the model's A
              alignment heads (for word timing; only computed when asked).
 
-    The caches are one tensor per layer, kept in the layout the attention reads: a step copies each once (the
-    Concat that appends its new positions, which is also the output) instead of six times (split out of one
-    stacked tensor, appended, cut into heads, transposed, scaled, stacked again), and the keys' scale is a Mul
-    that ONNX Runtime folds into the product, as it did before, so the numbers are the same to the bit.
+    The caches are one tensor per layer, kept in the layout the attention reads: a step copies each twice (the
+    beams' Gather, and the Concat that appends its new positions, which is also the output) instead of six times
+    (as one stacked tensor: gathered, split, appended, cut into heads and transposed, scaled, stacked again), and
+    the keys' scale is a Mul that ONNX Runtime folds into the product, as it did before, so the numbers are the
+    same to the bit.
     """
     g = Graph(w)
     d, heads, layers = dims["d"], dims["heads"], dims["dec_layers"]
