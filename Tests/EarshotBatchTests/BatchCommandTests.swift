@@ -24,9 +24,9 @@ final class BatchCommandTests: XCTestCase {
     func testTheWorkerAnswersEveryJobAndOutlivesBadFilesAndBadLines() throws {
         let good = try speech("good.wav", Sentences.all[0])
         let empty = dir.appendingPathComponent("empty.wav").path
-        FileManager.default.createFile(atPath: empty, contents: Data())
+        XCTAssertTrue(FileManager.default.createFile(atPath: empty, contents: Data()))
         let text = dir.appendingPathComponent("readme.wav").path
-        FileManager.default.createFile(atPath: text, contents: Data("hello, not audio".utf8))
+        XCTAssertTrue(FileManager.default.createFile(atPath: text, contents: Data("hello, not audio".utf8)))
         let lines = [
             #"{"id": "good", "path": "\#(good)", "tasks": ["transcribe", "words", "sounds"]}"#,
             "this is not json",
@@ -78,7 +78,7 @@ final class BatchCommandTests: XCTestCase {
         var files: [String] = []
         for (i, sentence) in Sentences.all.prefix(4).enumerated() { files.append(try speech("archive/part\(i % 2)/clip\(i).wav", sentence)) }
         let broken = dir.appendingPathComponent("archive/part0/broken.flac")
-        FileManager.default.createFile(atPath: broken.path, contents: Data("fLaC and then nothing useful".utf8))
+        XCTAssertTrue(FileManager.default.createFile(atPath: broken.path, contents: Data("fLaC and then nothing useful".utf8)))
         let archive = dir.appendingPathComponent("archive").path, output = dir.appendingPathComponent("out").path
 
         var seen: [String: BatchResult] = [:]

@@ -23,7 +23,7 @@ public final class StallReport: @unchecked Sendable {
             // into a file, not a pipe: gdb stops this process while it reads the threads, so nothing here could drain a
             // pipe, and gdb would wait on it for ever
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-stall-\(getpid())-\(UUID().uuidString).txt")
-            FileManager.default.createFile(atPath: file.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: file.path, contents: nil)
             defer { try? FileManager.default.removeItem(at: file) }
             let process = Process()
             process.executableURL = URL(fileURLWithPath: gdb)

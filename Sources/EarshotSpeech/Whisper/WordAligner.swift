@@ -153,7 +153,7 @@ struct WordAligner {
         for token in tokens {
             current.append(token)
             let bytes = tokenizer.bytes(of: current, below: spec.eot)
-            guard String(validatingUTF8: bytes.map { CChar(bitPattern: $0) } + [0]) != nil else { continue }  // mid-character
+            guard String(validating: bytes, as: UTF8.self) != nil else { continue }  // mid-character
             pieces.append(Word(text: String(decoding: bytes, as: UTF8.self), tokens: current))
             current = []
         }
