@@ -33,7 +33,9 @@ final class WhisperDecoder: @unchecked Sendable {
         tokenizer = try WhisperTokenizer(vocabulary: files.vocabulary)
         // inputs of at most 30 s: the encoder's arena stays the size of one window's work
         encoder = try InferenceSession(path: files.encoder, threads: threads, keepingItsMemory: true)
-        decoder = try InferenceSession(path: files.decoder, threads: threads)
+        // a step's inputs are bounded too (at most n_text_ctx positions of at most five beams): its arena saves a
+        // greedy file 3% of its time (fresh pages for every step's caches otherwise) for ~10-20 MB (BENCHMARKS.md)
+        decoder = try InferenceSession(path: files.decoder, threads: threads, keepingItsMemory: true)
         features = WhisperFeatures(melBands: spec.n_mels)
         if spec.projection != nil {
             guard let path = files.projection else {
