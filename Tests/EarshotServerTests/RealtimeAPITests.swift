@@ -102,22 +102,38 @@ final class RealtimeAPITests: XCTestCase {
         XCTAssertEqual(((client.nextEvent()?["error"]) as? [String: Any])?["code"] as? String, "input_audio_buffer_commit_empty", "cleared")
     }
 
+    /// Two sessions at once on one Whisper: each transcript is the one its audio gives when read alone, to the
+    /// character (a turn's reading depends on its audio only), and nearer its own sentence than the other's. Equality
+    /// with the lone reading is what shows the sessions apart; a word bound would only measure the model (tiny.en reads
+    /// the first sentence with one error or four, as the last bits of its arithmetic fall), which
+    /// testASentenceGivesDeltasThenItsTranscriptAsTheFileEndpointReadsIt does.
     func testTwoSessionsAtOnceEachHearItsOwnSpeaker() throws {
         let fixture = try ServerFixture()
         defer { fixture.stop() }
         let sentences = [Sentences.all[5], Sentences.all[8]]
-        let clients = try sentences.map { _ in try WebSocketTestClient(port: fixture.server.port, path: Self.path) }
         let audio = try sentences.map { try pieces(TestAudio.silence(seconds: 0.3) + TestAudio.speech($0).samples + TestAudio.silence(seconds: 1.5)) }
+        func transcript(_ client: WebSocketTestClient) -> String {
+            client.events(until: "conversation.item.input_audio_transcription.completed").last?["transcript"] as? String ?? ""
+        }
+        let alone = try audio.map { pieces -> String in
+            let client = try WebSocketTestClient(port: fixture.server.port, path: Self.path)
+            XCTAssertEqual(client.nextEvent()?["type"] as? String, "session.created")
+            append(client, pieces)
+            return transcript(client)
+        }
+        let clients = try sentences.map { _ in try WebSocketTestClient(port: fixture.server.port, path: Self.path) }
         for client in clients { XCTAssertEqual(client.nextEvent()?["type"] as? String, "session.created") }
         for index in 0..<max(audio[0].count, audio[1].count) {
             for (client, pieces) in zip(clients, audio) where index < pieces.count {
                 client.send(event: ["type": "input_audio_buffer.append", "audio": pieces[index]])
             }
         }
-        for (client, sentence) in zip(clients, sentences) {
-            let events = client.events(until: "conversation.item.input_audio_transcription.completed")
-            XCTAssertLessThanOrEqual(WordErrorRate.rate(reference: sentence, hypothesis: events.last?["transcript"] as? String ?? ""), 0.3,
-                                     "\(events.last ?? [:])")
+        for (i, client) in clients.enumerated() {
+            let text = transcript(client)
+            XCTAssertEqual(text, alone[i], "session \(i) read beside another reads as it does alone")
+            XCTAssertLessThan(WordErrorRate.rate(reference: sentences[i], hypothesis: text),
+                              WordErrorRate.rate(reference: sentences[1 - i], hypothesis: text), "session \(i): \(text)")
+            XCTAssertLessThanOrEqual(WordErrorRate.rate(reference: sentences[i], hypothesis: text), 0.5, "session \(i): \(text)")
         }
     }
 
