@@ -106,10 +106,11 @@ class Graph:
     def add_norm(self, residual, prefix, keep_sum=True):
         """The residual stream's next value a + b, for `residual` = (a, b), and its layer norm, as ONNX Runtime's one
         `SkipLayerNormalization` kernel. Why: the runtime Earshot ships (sherpa-onnx's ONNX Runtime 1.28) runs
-        `LayerNormalization` about five times slower than this kernel, which adds, sums and normalises in the same
-        order, one row at a time, in plain C++ (no instruction-set dispatch): the outputs are the same to the bit as
-        the Add and LayerNormalization it replaces. `LayerNormalization` was 12% of tiny.en's encoder (BENCHMARKS,
-        Transcription). Returns (a + b, its norm); a + b is not computed where no one reads it (`keep_sum`)."""
+        `LayerNormalization` about five times slower than this kernel (12% of tiny.en's encoder; BENCHMARKS,
+        Transcription). Both are plain C++ with no instruction-set dispatch, so the CPU still makes no difference;
+        in ONNX Runtime 1.23 their outputs were the same to the bit, in 1.28 they differ in the last bits (their
+        sums run in other orders). Returns (a + b, its norm); a + b is not computed where no one reads it
+        (`keep_sum`)."""
         normed, total = self.fresh("SkipLayerNormalization"), self.fresh("residual") if keep_sum else ""
         inputs = [*residual, self.weight(prefix + "/gamma"), self.weight(prefix + "/beta")]
         self.nodes.append(helper.make_node("SkipLayerNormalization", inputs, [normed, "", "", total] if keep_sum else [normed],
