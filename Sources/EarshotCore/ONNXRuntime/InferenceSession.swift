@@ -83,7 +83,7 @@ public final class InferenceSession: @unchecked Sendable {
             var value = [CChar](repeating: 0, count: 8)
             var size = value.count
             let status = earshot_ort_session_config_entry(runtime.api, options, "session.intra_op.allow_spinning", &value, &size)
-            guard status != nil else { return String(decoding: value.prefix { $0 != 0 }.map(UInt8.init(bitPattern:)), as: UTF8.self) != "0" }
+            guard status != nil else { return value.withUnsafeBufferPointer { String(cString: $0.baseAddress!) } != "0" }
             earshot_ort_release_status(runtime.api, status)
             return true  // not set: ONNX Runtime spins
         }

@@ -18,8 +18,9 @@ final class WhisperDecoder: @unchecked Sendable {
     /// The decoder output that scores the next token: `logits` [N, n, vocab], or `hidden` [N, n, width] that
     /// `projection` turns into logits.
     private let scoresOutput: String
-    /// The decoder's self-attention caches as it reads and writes them: a key and a value tensor per layer.
-    private let cacheInputs: [String], cacheOutputs: [String]
+    /// The decoder's self-attention caches as it reads them, a key and a value tensor per layer, each with its shape
+    /// before the first position (keys [1, H, dh, 0], values [1, H, 0, dh]); and as it writes them.
+    private let cacheInputs: [(name: String, empty: [Int])], cacheOutputs: [String]
     /// Silence appended to a window before the encoder. With timestamps, the window is always Whisper's full
     /// 30 s: on shorter inputs the timestamps it predicts are wrong and it loops (a 2.6 s sentence given 7.5 s
     /// ended at "1.00" and then repeated), and the text is worse too. Live pieces, decoded without timestamps
@@ -34,7 +35,7 @@ final class WhisperDecoder: @unchecked Sendable {
         // inputs of at most 30 s: the encoder's arena stays the size of one window's work
         encoder = try InferenceSession(path: files.encoder, threads: threads, keepingItsMemory: true)
         // a step's inputs are bounded too (at most n_text_ctx positions of at most five beams): its arena saves a
-        // greedy file 3% of its time (fresh pages for every step's caches otherwise) for ~10-20 MB (BENCHMARKS.md)
+        // greedy file 3% of its time (fresh pages for every step's caches otherwise) for 7-23 MB (BENCHMARKS.md)
         decoder = try InferenceSession(path: files.decoder, threads: threads, keepingItsMemory: true)
         features = WhisperFeatures(melBands: spec.n_mels)
         if spec.projection != nil {
@@ -46,9 +47,10 @@ final class WhisperDecoder: @unchecked Sendable {
             projection = nil
         }
         scoresOutput = projection == nil ? "logits" : "hidden"
-        let caches = (0..<spec.n_text_layer).flatMap { ["self_k_\($0)", "self_v_\($0)"] }
-        (cacheInputs, cacheOutputs) = (caches.map { "in_" + $0 }, caches.map { "out_" + $0 })
-        guard Set(cacheInputs).isSubset(of: decoder.inputNames) else {  // a decoder converted before the caches were per layer
+        let (heads, width) = (spec.n_text_head, spec.n_text_state / spec.n_text_head)
+        cacheInputs = (0..<spec.n_text_layer).flatMap { [("in_self_k_\($0)", [1, heads, width, 0]), ("in_self_v_\($0)", [1, heads, 0, width])] }
+        cacheOutputs = (0..<spec.n_text_layer).flatMap { ["out_self_k_\($0)", "out_self_v_\($0)"] }
+        guard Set(cacheInputs.map(\.name)).isSubset(of: decoder.inputNames) else {  // a decoder converted before the caches were per layer
             throw ModelError.failedToLoad(model: "whisper", detail: "\(files.decoder) was converted by an older setup")
         }
     }
@@ -181,11 +183,8 @@ final class WhisperDecoder: @unchecked Sendable {
             "tokens": try TensorValue(shape: [tokens.count, n], int64s: tokens.flatMap { $0.map(Int64.init) }),
             "beams": try TensorValue(shape: [beams.count], int64s: beams.map(Int64.init)),
         ]
-        let (heads, width) = (spec.n_text_head, spec.n_text_state / spec.n_text_head)
-        for (i, name) in cacheInputs.enumerated() {
-            // none yet: keys [N, H, dh, P], values [N, H, P, dh] with P = 0
-            inputs[name] = try caches.map { $0[$0.startIndex + i] }
-                ?? TensorValue(shape: name.hasPrefix("in_self_k") ? [1, heads, width, 0] : [1, heads, 0, width], floats: [])
+        for (i, cache) in cacheInputs.enumerated() {
+            inputs[cache.name] = try caches.map { $0[$0.startIndex + i] } ?? TensorValue(shape: cache.empty, floats: [])
         }
         return try decoder.run(values: inputs.merging(context.cross) { a, _ in a },
                                outputs: outputs ?? [scoresOutput] + cacheOutputs)
