@@ -265,8 +265,23 @@ final class RealtimeAPITests: XCTestCase {
         let clients = try (0..<3).map { _ in try WebSocketTestClient(port: port, path: Self.path) }
         for client in clients { XCTAssertEqual(client.nextEvent()?["type"] as? String, "session.created") }
         append(clients[0], try pieces(try TestAudio.speech(Sentences.all[2]).samples))  // a turn going on
-        fixture.stop()
-        for client in clients { XCTAssertEqual(client.closeFrame()?.closeCode, 1001) }
+        // and a turn being read (two sentences, no pause detection: Whisper reads them as one commit)
+        XCTAssertTrue(clients[1].send(event: ["type": "session.update", "session": ["type": "transcription", "audio": ["input": ["turn_detection": NSNull()]]]]))
+        append(clients[1], try pieces(try TestAudio.speech(Sentences.all[3...4].joined(separator: " ")).samples))
+        XCTAssertTrue(clients[1].send(event: ["type": "input_audio_buffer.commit"]))
+        XCTAssertEqual(clients[1].events(until: "input_audio_buffer.committed").last?["type"] as? String, "input_audio_buffer.committed")
+        // stop, while the clients answer the server's close at once (then the sockets end long before the turn is read)
+        let stopped = DispatchSemaphore(value: 0)
+        let server = fixture.server
+        DispatchQueue.global().async { server.stop(); stopped.signal() }
+        for client in clients {
+            XCTAssertEqual(client.closeFrame()?.closeCode, 1001)
+            _ = client.send(opcode: 8, [0x03, 0xE9])
+        }
+        XCTAssertEqual(stopped.wait(timeout: .now() + 120), .success, "stop returns")
+        // nothing of the sessions runs on after stop: the one reading its turn has finished it
+        XCTAssertEqual(server.realtimeSessionsOpen, 0)
+        fixture.stop()  // and its files
         XCTAssertThrowsError(try RawHTTPConnection(port: port), "nothing listens any more")
     }
 }

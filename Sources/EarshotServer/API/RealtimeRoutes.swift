@@ -7,6 +7,10 @@ import Foundation
 enum RealtimeRoutes {
     /// Realtime sessions open at once (all read Whisper on the shared model; the server's WebSocket limit is higher).
     static let limit = 32
+    /// Seconds `AppServer.stop` waits for the sessions to end once their sockets are closed (a session reading a long
+    /// turn finishes it first). Work left running in a stopping process touched what its owner was tearing down, and
+    /// at exit LeakSanitizer took a session's event in flight for a leak (fuzz-websocket).
+    static let stopWait = 30.0
 
     static func add(to router: inout Router, _ services: Services) {
         router.add("GET", "/v1/realtime") { request, _ in

@@ -95,17 +95,36 @@ public final class AppServer: Sendable {
         notesWorker?.start()
     }
 
-    /// Stops listening (open connections finish) and the notes' background work: the stage in flight finishes (`stop`
-    /// waits for it, up to `NotesWorker.stopWait`), later stages wait for the next start. It blocks its thread while it
-    /// waits, and the notes' work needs a thread of Swift's cooperative pool to end: from an async function, await
-    /// `stop() async` instead, which waits on a dispatch queue.
+    /// Stops listening (open connections finish), the realtime sessions (each finishes the event it is handling; `stop`
+    /// waits up to `RealtimeRoutes.stopWait`) and the notes' background work: the stage in flight finishes (`stop`
+    /// waits for it, up to `NotesWorker.stopWait`), later stages wait for the next start. Nothing of the server's is
+    /// left running in the process after it. It blocks its thread while it waits, and the sessions' and the notes' work
+    /// need a thread of Swift's cooperative pool to end: from an async function, await `stop() async` instead, which
+    /// waits on a dispatch queue.
     public func stop() {
         services.noteEvents.finish()
         http.stop()
+        // the sockets are closed; each realtime session ends after the event it is handling (a turn Whisper is reading)
+        if !Self.waitUntilZero(services.realtimeSessions, seconds: RealtimeRoutes.stopWait) {
+            configuration.log.problem("a realtime session was still reading its audio \(Int(RealtimeRoutes.stopWait)) s after stopping")
+        }
         if notesWorker?.stop() == false {
             configuration.log.problem("the notes worker's stage in flight did not finish within \(Int(NotesWorker.stopWait)) s of stopping; "
                 + "the next `earshot serve` or `earshot notes process` runs it again")
         }
+    }
+
+    /// Realtime (WebSocket) sessions open now: none once `stop` has returned.
+    public var realtimeSessionsOpen: Int { services.realtimeSessions.withLock { $0 } }
+
+    /// Waits (polling: the count changes a few times in a session's life) until `count` is 0, up to `seconds`.
+    private static func waitUntilZero(_ count: Locked<Int>, seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while count.withLock({ $0 }) > 0 {
+            if Date() > deadline { return false }
+            usleep(10_000)
+        }
+        return true
     }
 
     /// `stop()` for an async caller. Blocking one of the pool's threads there could keep the notes' work from the thread
