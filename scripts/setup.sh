@@ -165,7 +165,7 @@ for name in tiny.en base; do
     if [ "$kind" = models ]; then precisions="$(whisper_precisions "$name")"; else precisions="dequantised dequantised"; fi
     step "converting Whisper $name to ONNX ($kind: $precisions)"
     out="$EARSHOT_HOME/$kind/whisper-$name"
-    want="$(sha_of "$ROOT/tools/convert_whisper.py") $(sha_of "$ROOT/tools/integer_weights.py") $(sha_of "$ROOT/tools/row_scaled_inputs.py") $(sha_of "$EARSHOT_HOME/sources/whisper-$name/model.bin") $precisions"
+    want="$(sha_of "$ROOT/tools/convert_whisper.py") $(sha_of "$ROOT/tools/integer_weights.py") $(sha_of "$ROOT/tools/pair_safe_features.py") $(sha_of "$ROOT/tools/row_scaled_inputs.py") $(sha_of "$EARSHOT_HOME/sources/whisper-$name/model.bin") $precisions"
     if ! stamp_ok "$out/.earshot-stamp" "$want"; then
       rm -rf "$out.tmp" && mkdir -p "$out.tmp"
       # shellcheck disable=SC2086 # two words: encoder and decoder precision

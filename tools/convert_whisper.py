@@ -20,6 +20,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from integer_weights import int8_weights_as_uint8, int8_weights_pair_safe
+from pair_safe_features import pair_safe_features
 from row_scaled_inputs import row_scaled_inputs
 
 OPSET = 17
@@ -452,6 +453,9 @@ def main():
         "projection": None if precisions["decoder"] in ("float", "dequantised") else f"{name}-projection.bin",
     }
     description.update(special_tokens(os.path.join(src, "tokenizer.json"), dims))
+    # hidden features renumbered so that fewer int8 weights need their input reordered at run time
+    # (pair_safe_features.py); the same numbers to the bit, so the float references get it too
+    pair_safe_features(w, dims)
 
     for part, builder in (("encoder", build_encoder), ("decoder", lambda w, dims: build_decoder(w, dims, alignment_heads))):
         g, inputs, outputs = builder(w, dims)
@@ -459,6 +463,9 @@ def main():
         onnx.checker.check_model(model)
         final = os.path.join(out_dir, f"{name}-{part}.onnx")
         model = quantise(model, precisions[part], final + ".fp32.tmp")
+        reordered = sum(n.name.endswith("_pair_safe_split") for n in model.graph.node)
+        if reordered:
+            print(f"  {part}: {reordered} MatMul input(s) reordered at run time (those reading a layer norm)")
         if part == "decoder" and description["projection"]:
             write_projection(w["decoder/embeddings/weight"], os.path.join(out_dir, description["projection"]))
         elif part == "decoder":
