@@ -19,7 +19,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from integer_weights import int8_weights_as_uint8, int8_weights_pair_safe
+from integer_weights import int8_weights_as_uint8, int8_weights_pair_safe, symmetric_int8
 from pair_safe_features import pair_safe_features
 from row_scaled_inputs import row_scaled_inputs
 
@@ -390,9 +390,8 @@ def dequantised(model):
     g = model.graph
     weights = {i.name: i for i in g.initializer}
     for name in {n.input[1] for n in g.node if n.op_type == "MatMul" and n.input[1] in weights}:
-        w = numpy_helper.to_array(weights[name]).astype(np.float32)
-        scale = np.float32(np.abs(w).max() / 127.0)
-        weights[name].CopyFrom(numpy_helper.from_array((np.clip(np.round(w / scale), -127, 127) * scale).astype(np.float32), name))
+        values, scale = symmetric_int8(numpy_helper.to_array(weights[name]))
+        weights[name].CopyFrom(numpy_helper.from_array(values.astype(np.float32) * scale, name))
     return model
 
 

@@ -12,6 +12,14 @@ pair can saturate instead: the same exact sums, at u8 x s8 speed.
 import numpy as np
 from onnx import numpy_helper
 
+def symmetric_int8(w):
+    """float weights w as quantize_dynamic's symmetric int8 rounds them (QInt8, one scale per tensor: max |w| / 127):
+    (the int8 values, the scale)."""
+    w = np.asarray(w, dtype=np.float32)
+    scale = np.float32(np.abs(w).max() / 127.0)
+    return np.clip(np.round(w / scale), -127, 127).astype(np.int8), scale
+
+
 # (weight input, zero-point input) of each integer op
 INTEGER_WEIGHTS = {"MatMulInteger": [(1, 3)], "DynamicQuantizeLSTM": [(1, 9), (2, 11)]}
 

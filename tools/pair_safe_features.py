@@ -19,19 +19,14 @@ also free the projections that read a layer norm, but the norm's sums would then
 last-bit changes moved base's readings by a word here and there (its WER on 173 files went from 8.37% to 9.20%,
 one sentence repeating itself); int8_weights_pair_safe still reorders those at run time, and checks every MatMul.
 """
-import re
-
 import numpy as np
 
-from integer_weights import clashing_pairs, pair_safe_order
+from integer_weights import pair_safe_order, symmetric_int8
 
 
 def int8_values(weight):
-    """A CTranslate2 weight [out, in] as the int8 MatMul weight [in, out] quantize_dynamic makes of it (symmetric,
-    one scale per tensor: max |w| / 127)."""
-    w = weight.astype(np.float32).T
-    scale = np.float32(np.abs(w).max() / 127.0)
-    return np.clip(np.round(w / scale), -127, 127).astype(np.int8)
+    """A CTranslate2 weight [out, in] as the int8 MatMul weight [in, out] that quantize_dynamic makes of it."""
+    return symmetric_int8(weight.T)[0]
 
 
 def permute(w, key, axis, order, start=0):
@@ -65,8 +60,7 @@ def renumber_hidden(w, block):
 
 
 def pair_safe_features(w, dims):
-    """Renumbers features of the CTranslate2 Whisper weights `w` (in place) as the module describes. Returns how
-    many int8 MatMul weights still have pairs that could saturate (those reading a layer norm)."""
+    """Renumbers features of the CTranslate2 Whisper weights `w` (in place) as the module describes."""
     d, heads = dims["d"], dims["heads"]
     encoder = [f"encoder/layer_{i}" for i in range(dims["enc_layers"])]
     decoder = [f"decoder/layer_{i}" for i in range(dims["dec_layers"])]
@@ -76,6 +70,3 @@ def pair_safe_features(w, dims):
         renumber_hidden(w, p + "/ffn")
     for p in decoder:  # the cross-attention's values come from the encoder's output, projected once per window
         renumber_heads(w, p + "/attention/linear_1", p + "/attention/linear_2", d, d, heads)
-
-    int8 = [key for key in w if re.search(r"/(linear_\d)/weight$", key)]
-    return sum(clashing_pairs(int8_values(w[key])) > 0 for key in int8)
