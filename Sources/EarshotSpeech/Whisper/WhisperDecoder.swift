@@ -126,7 +126,7 @@ final class WhisperDecoder: @unchecked Sendable {
         if (decoding.words || decoding.timestamps) && !segments.isEmpty {
             let aligner = WordAligner(spec: spec, tokenizer: tokenizer, language: language)
             try aligner.addWords(to: &segments, audio: samples, onsets: AudioOnsets(samples), startSequence: start) { tokens in
-                try self.alignmentPass(tokens, context: context)
+                try self.alignmentPass(tokens, context: context, logits: decoding.words)
             }
             for i in segments.indices {
                 if let first = segments[i].words?.first, let last = segments[i].words?.last {
@@ -311,8 +311,14 @@ final class WhisperDecoder: @unchecked Sendable {
         return (spec.languages[best].code, probabilities[best])
     }
 
-    /// The tokens forced through the decoder at once: their logits and the alignment heads' cross-attention.
-    private func alignmentPass(_ tokens: [Int], context: Context) throws -> (logits: TensorValue, crossAttention: TensorValue) {
+    /// The tokens forced through the decoder at once: the alignment heads' cross-attention, and (`logits`) the tokens'
+    /// logits, which only the words' probabilities read. Without words they are not computed: the vocabulary
+    /// projection of a window's tokens and its copy were ~2% of a tiny.en file's time and most of its page faults,
+    /// for numbers that were then dropped.
+    private func alignmentPass(_ tokens: [Int], context: Context, logits wanted: Bool) throws -> (logits: TensorValue?, crossAttention: TensorValue) {
+        guard wanted else {
+            return (nil, try step([tokens], beams: [0], caches: nil, context: context, outputs: ["cross_qk"])[0])
+        }
         let out = try step([tokens], beams: [0], caches: nil, context: context, outputs: [scoresOutput, "cross_qk"])
         guard let projection else { return (out[0], out[1]) }
         let logits = out[0].withFloats { projection.logits($0, count: tokens.count) }

@@ -51,18 +51,21 @@ struct WhisperFeatures: Sendable {
         let total = samples.count + paddingSamples
         let frames = min(Self.maxFrames, Self.frameCount(total))
         guard frames > 0 else { return ([], 0) }
-        let half = Self.windowLength / 2
-        // the signal with centre padding: reflect at both ends (of the zero-padded signal, as torch.stft does)
-        var padded = [Float](repeating: 0, count: total + 2 * half)
+        let half = Self.windowLength / 2, n = Self.windowLength, bins = self.bins
+        // The signal with centre padding: reflect at both ends (of the zero-padded signal, as torch.stft does). Only
+        // the part that can hold sound is made: past the samples there are zeros, and with more than a window of
+        // padding (a few seconds of speech in a 30 s window) the end's reflection is zeros too. Making all of it
+        // zeroed ~2 MB per window for nothing.
+        let length = min(total + 2 * half, samples.count + 2 * half + n)
+        var padded = [Float](repeating: 0, count: length)
         for (i, s) in samples.enumerated() { padded[half + i] = s }
         for i in 0..<half where total > 2 * half {
             padded[half - 1 - i] = padded[half + 1 + i]
-            padded[half + total + i] = padded[half + total - 2 - i]
+            if length == total + 2 * half { padded[half + total + i] = padded[half + total - 2 - i] }
         }
-        let n = Self.windowLength, bins = self.bins
         // Frames that hold only the padding's silence have no power: they are left out of both products (most of a
         // 30 s window around a few seconds of speech). Their rows of zeros would come out as zeros, so the result
-        // is the same.
+        // is the same. (Every frame before the last sounding one ends within `padded`.)
         let lastSound = padded.lastIndex { $0 != 0 } ?? -1
         let sounding = min(frames, lastSound / Self.hop + 1)
         var framesMatrix = [Float](repeating: 0, count: sounding * n)
@@ -83,19 +86,21 @@ struct WhisperFeatures: Sendable {
                 power[f * bins + k] = re * re + im * im
             }
         }
-        var mel = [Float](repeating: 0, count: frames * melBands)
+        var mel = [Float](repeating: 0, count: sounding * melBands)
         if sounding > 0 {
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(sounding), Int32(melBands), Int32(bins), 1,
                         power, Int32(bins), filters, Int32(melBands), 0, &mel, Int32(melBands))
         }
-        var peak = -Float.infinity
+        // the silent frames' value, the floor's logarithm
+        let silence = log10(max(Float(0), 1e-10))
+        var peak = frames > sounding ? silence : -Float.infinity
         for i in mel.indices {
             mel[i] = log10(max(mel[i], 1e-10))
             peak = max(peak, mel[i])
         }
         // transpose to [band][frame], clamped and scaled
-        var out = [Float](repeating: 0, count: frames * melBands)
-        for f in 0..<frames {
+        var out = [Float](repeating: (max(silence, peak - 8) + 4) / 4, count: frames * melBands)
+        for f in 0..<sounding {
             for b in 0..<melBands { out[b * frames + f] = (max(mel[f * melBands + b], peak - 8) + 4) / 4 }
         }
         return (out, frames)

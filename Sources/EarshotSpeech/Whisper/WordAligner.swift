@@ -19,7 +19,9 @@ struct WordAligner {
     /// Languages written without spaces: words are split at character boundaries instead.
     static let unspaced: Set<String> = ["zh", "ja", "th", "lo", "my", "yue"]
 
-    typealias Pass = ([Int]) throws -> (logits: TensorValue, crossAttention: TensorValue)
+    /// The tokens forced through the decoder: the alignment heads' cross-attention, and the logits where the words'
+    /// probabilities are wanted (nil: every word's probability is 0).
+    typealias Pass = ([Int]) throws -> (logits: TensorValue?, crossAttention: TensorValue)
 
     /// Fills `segments[].words` (times from the window's start); `audio` is the window's samples, `onsets` where
     /// sound starts and stops in them.
@@ -33,7 +35,7 @@ struct WordAligner {
         let audioColumns = max(1, min(attention.shape[3], audio.count / WhisperFeatures.hop / 2))
         let matrix = alignmentMatrix(attention, columns: audioColumns, rows: start.count..<(tokens.count - 1))
         let path = dynamicTimeWarping(cost: matrix.map { $0.map { -$0 } })
-        let probabilities = tokenProbabilities(logits, text: text, firstRow: start.count)
+        let probabilities = logits.map { tokenProbabilities($0, text: text, firstRow: start.count) } ?? Array(repeating: 0, count: text.count)
         var words = split(text)
         // the path's time at each text position where it moves to the next token
         var jumpTimes: [Double] = []
