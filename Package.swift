@@ -46,7 +46,7 @@ let package = Package(
         // Capability: speech to text (files and live): Earshot's own Whisper decoding loop over ONNX Runtime
         // (OpenBLAS for the front-end's DFT, zlib for the loop check, int8 kernels for the vocabulary projection),
         // sherpa-onnx's silero VAD.
-        .target(name: "EarshotSpeech", dependencies: ["EarshotCore", "CSherpaOnnx", "CBLAS", "CZlib", "CInt8Kernels"]),
+        .target(name: "EarshotSpeech", dependencies: ["EarshotCore", "CSherpaOnnx", "CZlib", "CInt8Kernels"]),
         // Capability: sound classification (built-in AudioSet classifier, trained classifiers). Voice features weigh
         // their windows by speech's voice-activity detector.
         .target(name: "EarshotSound", dependencies: ["EarshotCore", "EarshotSpeech"]),

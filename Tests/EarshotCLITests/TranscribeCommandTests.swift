@@ -105,9 +105,9 @@ final class TranscribeCommandTests: XCTestCase {
         XCTAssertTrue((json?["text"] as? String ?? "").lowercased().contains("notebook"))
     }
 
-    /// OpenBLAS would split the front-end's products over as many threads as it is told (Ray sets OMP_NUM_THREADS=1
-    /// in its workers; a bare process takes every core), and this clip read "Eg" with two threads, "EG" with one.
-    /// Earshot runs it on one thread whatever the environment says, so the transcript is the same everywhere.
+    /// The thread counts that the environment sets for OpenBLAS and OpenMP (Ray sets OMP_NUM_THREADS=1 in its workers;
+    /// a bare process takes every core) change no transcript: this clip read "Eg" with two threads, "EG" with one,
+    /// when Whisper's front-end was an OpenBLAS product split over them.
     func testTheTranscriptDoesNotDependOnBLASThreads() throws {
         guard let speech = SharedData.folder("speech") else { throw XCTSkip("../shared/data/speech is not here") }
         let clip = speech.appendingPathComponent("dctts_m_LJ001-0163.flac").path

@@ -69,7 +69,7 @@ public struct LogMelSpectrogram: Sendable {
     }
 
     /// Each band's non-zero weights of a [bin][band] filter table, from its first non-zero bin.
-    static func sparseBands(_ filters: [[Float]]) -> [(first: Int, weights: [Float])] {
+    public static func sparseBands(_ filters: [[Float]]) -> [(first: Int, weights: [Float])] {
         (0..<(filters.first?.count ?? 0)).map { b in
             let nonZero = filters.indices.filter { filters[$0][b] != 0 }
             guard let first = nonZero.first, let last = nonZero.last else { return (0, []) }

@@ -1,11 +1,12 @@
-internal import CBLAS
 import EarshotCore
 import Foundation
 
 /// Whisper's log-mel front-end, as openai-whisper computes it: 25 ms periodic Hann windows every 10 ms,
 /// centred (reflect-padded by 200 samples), power spectrum of a 400-point DFT, Slaney mel filters 0–8 kHz,
-/// log10 floored at 1e-10, clamped to 8 below the maximum, then (x + 4) / 4. The DFT is one matrix product
-/// (OpenBLAS), far faster than a transform per frame at this size, which is not a power of two.
+/// log10 floored at 1e-10, clamped to 8 below the maximum, then (x + 4) / 4. The 400-point transform is a
+/// mixed-radix FFT in plain Swift, the same instructions on every x86-64 CPU: it was one OpenBLAS matrix product,
+/// whose kernels OpenBLAS picks by CPU model and which round their sums each their own way, so the features, and
+/// through them transcripts, changed from one CPU to another (and it did ~320k operations a frame to the FFT's ~15k).
 struct WhisperFeatures: Sendable {
     static let sampleRate = 16_000
     static let hop = 160
@@ -15,31 +16,23 @@ struct WhisperFeatures: Sendable {
 
     let melBands: Int
     private let bins = windowLength / 2 + 1
-    /// [400][2 × 201]: the windowed cosine and sine of every bin.
-    private let basis: [Float]
-    /// [201][melBands].
-    private let filters: [Float]
+    /// The periodic Hann window.
+    private let window: [Float]
+    private let fft = MixedRadixFFT(size: windowLength)
+    /// Each mel band's non-zero filter weights over the bins, from its first bin.
+    private let bands: [(first: Int, weights: [Float])]
 
     init(melBands: Int) {
         self.melBands = melBands
-        let n = Self.windowLength, bins = self.bins
-        var basis = [Float](repeating: 0, count: n * 2 * bins)
-        for i in 0..<n {
-            let window = 0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(n))
-            for k in 0..<bins {
-                let angle = 2 * Double.pi * Double(k * i % n) / Double(n)
-                basis[i * 2 * bins + k] = Float(window * cos(angle))
-                basis[i * 2 * bins + bins + k] = Float(-window * sin(angle))
-            }
-        }
-        self.basis = basis
+        let n = Self.windowLength
+        window = (0..<n).map { Float(0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(n))) }
         var settings = LogMelSpectrogram.Settings.yamnet  // then every field that differs
         settings.fftSize = n
         settings.melBands = melBands
         settings.lowHz = 0
         settings.highHz = 8000
         settings.melScale = .slaney
-        filters = LogMelSpectrogram.melFilters(settings).flatMap { $0 }
+        bands = LogMelSpectrogram.sparseBands(LogMelSpectrogram.melFilters(settings))
     }
 
     /// Frames for `sampleCount` samples (whisper drops the STFT's last frame).
@@ -63,33 +56,29 @@ struct WhisperFeatures: Sendable {
             padded[half - 1 - i] = padded[half + 1 + i]
             if length == total + 2 * half { padded[half + total + i] = padded[half + total - 2 - i] }
         }
-        // Frames that hold only the padding's silence have no power: they are left out of both products (most of a
-        // 30 s window around a few seconds of speech). Their rows of zeros would come out as zeros, so the result
-        // is the same. (Every frame before the last sounding one ends within `padded`.)
+        // Frames that hold only the padding's silence have no power: they are left out (most of a 30 s window around
+        // a few seconds of speech); their mel values are the floor's, as computed below. (Every frame before the last
+        // sounding one ends within `padded`.)
         let lastSound = padded.lastIndex { $0 != 0 } ?? -1
         let sounding = min(frames, lastSound / Self.hop + 1)
-        var framesMatrix = [Float](repeating: 0, count: sounding * n)
-        for f in 0..<sounding {
-            let start = f * Self.hop
-            for i in 0..<n { framesMatrix[f * n + i] = padded[start + i] }
-        }
-        var spectrum = [Float](repeating: 0, count: sounding * 2 * bins)
-        BLAS.useOneThread()
-        if sounding > 0 {
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(sounding), Int32(2 * bins), Int32(n), 1,
-                        framesMatrix, Int32(n), basis, Int32(2 * bins), 0, &spectrum, Int32(2 * bins))
-        }
-        var power = [Float](repeating: 0, count: sounding * bins)
-        for f in 0..<sounding {
-            for k in 0..<bins {
-                let re = spectrum[f * 2 * bins + k], im = spectrum[f * 2 * bins + bins + k]
-                power[f * bins + k] = re * re + im * im
-            }
-        }
         var mel = [Float](repeating: 0, count: sounding * melBands)
-        if sounding > 0 {
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, Int32(sounding), Int32(melBands), Int32(bins), 1,
-                        power, Int32(bins), filters, Int32(melBands), 0, &mel, Int32(melBands))
+        var frame = [Float](repeating: 0, count: n), power = [Float](repeating: 0, count: bins)
+        var work = [Float](repeating: 0, count: 4 * n)
+        padded.withUnsafeBufferPointer { signal in
+            for f in 0..<sounding {
+                let start = f * Self.hop
+                for i in 0..<n { frame[i] = signal[start + i] * window[i] }
+                frame.withUnsafeBufferPointer { x in
+                    power.withUnsafeMutableBufferPointer { p in
+                        work.withUnsafeMutableBufferPointer { fft.powerSpectrum(x, into: p, work: $0) }
+                    }
+                }
+                for (b, band) in bands.enumerated() {
+                    var sum: Float = 0
+                    for (i, w) in band.weights.enumerated() { sum += power[band.first + i] * w }
+                    mel[f * melBands + b] = sum
+                }
+            }
         }
         // the silent frames' value, the floor's logarithm
         let silence = log10(max(Float(0), 1e-10))
