@@ -44,7 +44,7 @@ let package = Package(
         // features, training math, errors, terminal output.
         .target(name: "EarshotCore", dependencies: ["CSndFile", "CSoxr", "CPortAudio", "CBLAS", "COnnxRuntime"]),
         // Capability: speech to text (files and live): Earshot's own Whisper decoding loop over ONNX Runtime
-        // (OpenBLAS for the front-end's DFT, zlib for the loop check, int8 kernels for the vocabulary projection),
+        // (zlib for the loop check, int8 kernels for the vocabulary projection),
         // sherpa-onnx's silero VAD.
         .target(name: "EarshotSpeech", dependencies: ["EarshotCore", "CSherpaOnnx", "CZlib", "CInt8Kernels"]),
         // Capability: sound classification (built-in AudioSet classifier, trained classifiers). Voice features weigh
