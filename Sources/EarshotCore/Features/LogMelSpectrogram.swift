@@ -68,6 +68,14 @@ public struct LogMelSpectrogram: Sendable {
         bands = Self.sparseBands(Self.melFilters(settings))
     }
 
+    /// A band's energy: its weights over the bins of `power`, summed from its first bin.
+    @inline(__always)
+    public static func energy(of band: (first: Int, weights: [Float]), in power: [Float]) -> Float {
+        var sum: Float = 0
+        for (i, w) in band.weights.enumerated() { sum += power[band.first + i] * w }
+        return sum
+    }
+
     /// Each band's non-zero weights of a [bin][band] filter table, from its first non-zero bin.
     public static func sparseBands(_ filters: [[Float]]) -> [(first: Int, weights: [Float])] {
         (0..<(filters.first?.count ?? 0)).map { b in
@@ -101,8 +109,7 @@ public struct LogMelSpectrogram: Sendable {
                 frame.withUnsafeBufferPointer { fft.powerSpectrum($0, into: &power, re: &re, im: &im) }
                 if !settings.power { for k in 0..<bins { power[k] = power[k].squareRoot() } }
                 for (b, band) in bands.enumerated() {
-                    var sum: Float = 0
-                    for (i, w) in band.weights.enumerated() { sum += power[band.first + i] * w }
+                    let sum = Self.energy(of: band, in: power)
                     switch settings.compression {
                     case let .naturalLog(offset): out[f * bandCount + b] = Foundation.log(sum + offset)
                     case let .log10(offset): out[f * bandCount + b] = Foundation.log10(sum + offset)

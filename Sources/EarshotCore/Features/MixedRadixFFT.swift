@@ -5,9 +5,10 @@ import Foundation
 /// by a Stockham FFT in radix-4, 2, 3 and 5 stages (no reordering pass), then split into the real frame's bins.
 /// `RealFFT` serves the power-of-two sizes.
 ///
-/// Plain Swift on purpose: the same instructions run on every x86-64 CPU, so the spectrum is the same to the last
-/// bit whatever the CPU, where a BLAS picks its kernels by CPU model (OpenBLAS 0.3.21 ran SSE3 kernels on one Xeon,
-/// AVX-512 ones elsewhere, and the last bits it left in Whisper's features changed transcripts between CPUs).
+/// Plain Swift on purpose: the same instructions run on every x86-64 CPU, where a BLAS picks its kernels by CPU model
+/// (OpenBLAS 0.3.21 ran SSE3 kernels on one Xeon, AVX-512 ones elsewhere, and the last bits it left in Whisper's
+/// features changed transcripts between CPUs). Only the plan's tables come from the C library's `cos` and `sin`, in
+/// double precision, rounded to float.
 public struct MixedRadixFFT: Sendable {
     public let size: Int
     private let half: Int
@@ -50,12 +51,21 @@ public struct MixedRadixFFT: Sendable {
         split = (0...half).flatMap { k -> [Float] in let (c, s) = root(k, size); return [c, s] }
     }
 
-    /// |X[k]|² for k in 0...size/2 of `frame` (`size` samples); `work` holds 4 × size floats between calls.
-    public func powerSpectrum(_ frame: UnsafeBufferPointer<Float>, into power: UnsafeMutableBufferPointer<Float>,
-                              work: UnsafeMutableBufferPointer<Float>) {
-        precondition(frame.count >= size && power.count > half && work.count >= 4 * size)
+    /// |X[k]|² for k in 0...size/2 of `frame` (`size` samples) into `power`; `work` is scratch, grown to 2 × size
+    /// floats (keep it between calls).
+    public func powerSpectrum(_ frame: UnsafeBufferPointer<Float>, into power: inout [Float], work: inout [Float]) {
+        precondition(frame.count >= size)
+        if power.count <= half { power = [Float](repeating: 0, count: half + 1) }
+        if work.count < 2 * size { work = [Float](repeating: 0, count: 2 * size) }
+        work.withUnsafeMutableBufferPointer { scratch in
+            power.withUnsafeMutableBufferPointer { transform(frame, scratch.baseAddress!, into: $0) }
+        }
+    }
+
+    private func transform(_ frame: UnsafeBufferPointer<Float>, _ a: UnsafeMutablePointer<Float>,
+                           into power: UnsafeMutableBufferPointer<Float>) {
         // z[m] = x[2m] + i·x[2m+1], interleaved (re, im): exactly the frame's samples in order
-        let a = work.baseAddress!, b = a + 2 * size
+        let b = a + size
         for i in 0..<size { a[i] = frame[i] }
         var x = a, y = b, n = half, stride = 1
         for (stage, r) in radices.enumerated() {

@@ -15,7 +15,6 @@ struct WhisperFeatures: Sendable {
     static let maxFrames = 3000
 
     let melBands: Int
-    private let bins = windowLength / 2 + 1
     /// The periodic Hann window.
     private let window: [Float]
     private let fft = MixedRadixFFT(size: windowLength)
@@ -44,7 +43,7 @@ struct WhisperFeatures: Sendable {
         let total = samples.count + paddingSamples
         let frames = min(Self.maxFrames, Self.frameCount(total))
         guard frames > 0 else { return ([], 0) }
-        let half = Self.windowLength / 2, n = Self.windowLength, bins = self.bins
+        let half = Self.windowLength / 2, n = Self.windowLength
         // The signal with centre padding: reflect at both ends (of the zero-padded signal, as torch.stft does). Only
         // the part that can hold sound is made: past the samples there are zeros, and with more than a window of
         // padding (a few seconds of speech in a 30 s window) the end's reflection is zeros too. Making all of it
@@ -62,23 +61,12 @@ struct WhisperFeatures: Sendable {
         let lastSound = padded.lastIndex { $0 != 0 } ?? -1
         let sounding = min(frames, lastSound / Self.hop + 1)
         var mel = [Float](repeating: 0, count: sounding * melBands)
-        var frame = [Float](repeating: 0, count: n), power = [Float](repeating: 0, count: bins)
-        var work = [Float](repeating: 0, count: 4 * n)
-        padded.withUnsafeBufferPointer { signal in
-            for f in 0..<sounding {
-                let start = f * Self.hop
-                for i in 0..<n { frame[i] = signal[start + i] * window[i] }
-                frame.withUnsafeBufferPointer { x in
-                    power.withUnsafeMutableBufferPointer { p in
-                        work.withUnsafeMutableBufferPointer { fft.powerSpectrum(x, into: p, work: $0) }
-                    }
-                }
-                for (b, band) in bands.enumerated() {
-                    var sum: Float = 0
-                    for (i, w) in band.weights.enumerated() { sum += power[band.first + i] * w }
-                    mel[f * melBands + b] = sum
-                }
-            }
+        var frame = [Float](repeating: 0, count: n), power: [Float] = [], work: [Float] = []
+        for f in 0..<sounding {
+            let start = f * Self.hop
+            for i in 0..<n { frame[i] = padded[start + i] * window[i] }
+            frame.withUnsafeBufferPointer { fft.powerSpectrum($0, into: &power, work: &work) }
+            for (b, band) in bands.enumerated() { mel[f * melBands + b] = LogMelSpectrogram.energy(of: band, in: power) }
         }
         // the silent frames' value, the floor's logarithm
         let silence = log10(max(Float(0), 1e-10))
