@@ -68,8 +68,9 @@ public struct LogMelSpectrogram: Sendable {
         bands = Self.sparseBands(Self.melFilters(settings))
     }
 
-    /// A band's energy: its weights over the bins of `power`, summed from its first bin.
-    @inline(__always)
+    /// A band's energy: its weights over the bins of `power`, summed from its first bin. (Inlinable: it runs for every
+    /// band of every frame, and Whisper's front-end calls it from another module.)
+    @inlinable
     public static func energy(of band: (first: Int, weights: [Float]), in power: [Float]) -> Float {
         var sum: Float = 0
         for (i, w) in band.weights.enumerated() { sum += power[band.first + i] * w }
