@@ -81,7 +81,7 @@ let package = Package(
         .testTarget(name: "EarshotSpeechTests", dependencies: ["EarshotSpeech", "EarshotCore", "EarshotTestSupport", "CInt8Kernels"]),
         .testTarget(name: "EarshotSoundTests", dependencies: ["EarshotSound", "EarshotCore", "EarshotTestSupport"]),
         .testTarget(name: "EarshotVoiceTests", dependencies: ["EarshotVoice", "EarshotCore", "EarshotTestSupport"]),
-        .testTarget(name: "EarshotLanguageTests", dependencies: ["EarshotLanguage", "EarshotCore", "EarshotTestSupport"]),
+        .testTarget(name: "EarshotLanguageTests", dependencies: ["EarshotLanguage", "CLlama", "EarshotCore", "EarshotTestSupport"]),
         .testTarget(name: "EarshotNotesTests", dependencies: ["EarshotNotes", "EarshotLanguage", "EarshotVoice", "EarshotCore", "EarshotTestSupport"]),
         // Each capability's entry type driven from 8 tasks at once (make tsan runs these under the thread sanitizer).
         .testTarget(name: "EarshotConcurrencyTests", dependencies: ["EarshotSpeech", "EarshotSound", "EarshotVoice", "EarshotNotes",

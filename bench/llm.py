@@ -4,8 +4,9 @@
 1. Speed: prompt and generation tokens/s of each installed model through `earshot-language-runner` (as the notes
    pipeline runs it) and inside one process, beside `llama-bench` built from the same llama.cpp source with the
    same instruction sets (into EARSHOT_HOME/bench/llama-bench), 2 threads. llama-bench is run twice for prompts:
-   with its default 512-token batches and with the 64-token chunks Earshot decodes prompts in (fixed chunks give
-   the same answer however a prompt was reached).
+   with its defaults (512-token batches, weights repacked as for generation) and as Earshot reads prompts: in
+   256-token batches (fixed chunks give the same answer however a prompt was reached) with the weights in their
+   plain layout (`PromptReader`).
 2. Quality and time on a judged set (bench/data/judged-notes.json: 20 transcripts of meetings, reminders, ideas
    and calls): titles the model wrote vs key-word fallbacks, action items naming their owner and their date where
    the note says them, seconds per note (title + summary + action items); and the same notes written in one process
@@ -60,9 +61,10 @@ def build_llama_bench():
 
 
 def llama_bench(binary, model, batch=None):
+    """Prompt and generation tokens/s; `batch`: prompts read in batches of that many tokens, weights not repacked."""
     args = [binary, "-m", os.path.join(HOME, model), "-t", "2", "-p", "512", "-n", "64", "-r", "3", "-o", "json"]
     if batch:
-        args += ["-b", str(batch), "-ub", str(batch)]
+        args += ["-b", str(batch), "-ub", str(batch), "--repack", "0"]
     rows = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
     prompt = next(r["avg_ts"] for r in rows if r["n_prompt"] > 0)
     gen = next(r["avg_ts"] for r in rows if r["n_gen"] > 0)
@@ -75,21 +77,21 @@ def speed(models, rounds):
     so only values measured side by side compare."""
     binary = build_llama_bench()
     print(f"\n{rounds} alternating rounds, medians\n")
-    print("| model | llama-bench prompt (512 batch) | llama-bench prompt (64 batch) | runner prompt | in-process prompt | "
+    print("| model | llama-bench prompt (512 batch) | llama-bench prompt (256 batch, plain layout) | runner prompt | in-process prompt | "
           "llama-bench generation | runner generation | in-process generation | runner / llama-bench generation |")
     print("|---|---|---|---|---|---|---|---|---|")
     for name in models:
-        cells = {k: [] for k in ("pp512", "pp64", "tg", "rp", "ip", "rg", "ig", "ratio")}
+        cells = {k: [] for k in ("pp512", "pp256", "tg", "rp", "ip", "rg", "ig", "ratio")}
         for _ in range(rounds):
             pp512, tg = llama_bench(binary, MODELS[name])
-            pp64, _ = llama_bench(binary, MODELS[name], batch=64)
+            pp256, _ = llama_bench(binary, MODELS[name], batch=256)
             ours = json.loads(subprocess.run([BENCH, "llm-speed", name], check=True, capture_output=True, text=True).stdout)
             r, i = ours["runner"], ours["in_process"]
-            for k, v in zip(cells, (pp512, pp64, tg, r["prompt_tokens_per_s"], i["prompt_tokens_per_s"],
+            for k, v in zip(cells, (pp512, pp256, tg, r["prompt_tokens_per_s"], i["prompt_tokens_per_s"],
                                     r["generation_tokens_per_s"], i["generation_tokens_per_s"], r["generation_tokens_per_s"] / tg)):
                 cells[k].append(v)
         m = {k: statistics.median(v) for k, v in cells.items()}
-        print(f"| {name} | {m['pp512']:.0f} | {m['pp64']:.0f} | {m['rp']:.0f} | {m['ip']:.0f} | {m['tg']:.1f} | "
+        print(f"| {name} | {m['pp512']:.0f} | {m['pp256']:.0f} | {m['rp']:.0f} | {m['ip']:.0f} | {m['tg']:.1f} | "
               f"{m['rg']:.1f} | {m['ig']:.1f} | {m['ratio']:.2f} (rounds: {', '.join(f'{x:.2f}' for x in cells['ratio'])}) |", flush=True)
 
 

@@ -47,6 +47,8 @@ public final class LanguageModel: ChatModel {
     private let model: OpaquePointer
     private let context: OpaquePointer
     private let vocab: OpaquePointer
+    /// Reads every prompt, whose cells are then copied here (its logits after a prompt choose a reply's first token).
+    private let reader: PromptReader
     private let template: String?
     /// The tokens whose keys and values are in the context now: a request that starts the same way (the
     /// same transcript, another question) decodes only what differs.
@@ -57,7 +59,10 @@ public final class LanguageModel: ChatModel {
     /// Where the beginning this model shares between prompts is kept for the next load (nil: nowhere), and what it holds.
     private let savedPrompt: SavedPrompt?
     private var savedTokens: ArraySlice<llama_token> = []
-    static let promptChunk = 64
+    /// The longest batch a prompt is read in between blank lines. Longer batches read faster (the default model's
+    /// ~170-token transcript in `PromptReader`: 64-token batches 1.66 s, 256-token 1.45 s), but a prompt that agrees
+    /// with the one before up to no blank line reuses only what lies before its last cut.
+    static let promptChunk = 256
     /// Tokens generated and seconds spent, over this model's life (for tokens/s reports).
     public private(set) var generatedTokens = 0
     /// Tokens guessed by prompt lookup and checked, and those of them the model agreed with.
@@ -81,6 +86,13 @@ public final class LanguageModel: ChatModel {
                 contextTokens: Int = 4096, remembersPrompts: Bool = false) throws {
         let path = try store.file(choice.file, of: "\(choice.displayName) (language model)")
         let (model, context) = try LlamaRuntime.load(path, contextTokens: contextTokens, threads: threads, embeddings: false, sequences: Self.sequences)
+        do {
+            reader = try PromptReader(path, contextTokens: contextTokens, threads: threads)
+        } catch {
+            llama_free(context)
+            llama_model_free(model)
+            throw error
+        }
         self.choice = choice
         self.contextTokens = contextTokens
         generationLock = store.home.appendingPathComponent("locks/language-model.lock")
@@ -89,8 +101,10 @@ public final class LanguageModel: ChatModel {
         vocab = llama_model_get_vocab(model)
         template = llama_model_chat_template(model, nil).map { String(cString: $0) }
         savedPrompt = remembersPrompts ? SavedPrompt(modelPath: path, home: store.home) : nil
-        if let saved = savedPrompt?.load(into: context, capacity: contextTokens) {
+        if let saved = savedPrompt?.load(into: reader.context, capacity: contextTokens), reader.copy(into: context) {
             (cached, cachedPromptCount, savedTokens) = (saved, saved.count, saved[...])
+        } else {
+            reader.forget()
         }
     }
 
@@ -123,10 +137,11 @@ public final class LanguageModel: ChatModel {
     /// Greedy choice of the next token. With a grammar, the best token is checked alone first and the
     /// grammar is applied to the whole vocabulary only when it refuses it: applying it to all 151k tokens
     /// at every step costs more than the model itself.
-    /// `row`: which token of the last batch decoded the logits come from (-1: its last).
-    private func nextToken(grammar: UnsafeMutablePointer<llama_sampler>?, row: Int32 = -1) -> llama_token {
+    /// `row`: which token of the last batch decoded the logits come from (-1: its last); `from`: the context that
+    /// decoded it (nil: the generating one).
+    private func nextToken(grammar: UnsafeMutablePointer<llama_sampler>?, row: Int32 = -1, from decoder: OpaquePointer? = nil) -> llama_token {
         let count = Int(llama_vocab_n_tokens(vocab))
-        let logits = UnsafeBufferPointer(start: llama_get_logits_ith(context, row)!, count: count)
+        let logits = UnsafeBufferPointer(start: llama_get_logits_ith(decoder ?? context, row)!, count: count)
         func argmax(_ values: UnsafeBufferPointer<Float>) -> Int {
             var best = 0
             for i in 1..<values.count where values[i] > values[best] { best = i }
@@ -204,7 +219,7 @@ public final class LanguageModel: ChatModel {
         let tokens = try tokens(of: request)
         let stream = try ReplyStream(prompt: tokens, sequence: 0, request: request, vocab: vocab)
         try decodePrompt(tokens, through: tokens.count)
-        stream.next = nextToken(grammar: stream.grammar)
+        stream.next = nextToken(grammar: stream.grammar, from: reader.context)  // the prompt's last batch was read there
         try generate([stream])
         cached = stream.tokens
         generatedTokens += stream.generated
@@ -268,7 +283,8 @@ public final class LanguageModel: ChatModel {
         return tokens
     }
 
-    /// Brings sequence 0 of the context to hold `tokens[..<limit]`, decoding what it does not hold yet.
+    /// Brings sequence 0 of the context to hold `tokens[..<limit]`: the reader decodes what it does not hold yet, and
+    /// its cells are copied here.
     ///
     /// The prompt is decoded in batches cut where its own tokens say (`promptCuts`): llama.cpp computes a batch with
     /// kernels that depend on its size, so the same prompt must always be cut the same way for the same answer. What
@@ -281,27 +297,25 @@ public final class LanguageModel: ChatModel {
         let reusable = min(cachedPromptCount, cached.count, limit == tokens.count ? limit - 1 : limit)
         while common < reusable && cached[common] == tokens[common] { common += 1 }
         var position = cuts.last { $0 <= common } ?? 0
-        if !llama_memory_seq_rm(llama_get_memory(context), 0, Int32(position), -1) {
-            llama_memory_clear(llama_get_memory(context), true)
-            position = 0
-        }
+        if !reader.keep(first: position) { position = 0 }
         cached = Array(tokens[..<position])
         // a beginning this prompt shares with the one before is what the next start of this model may share too. Only
         // a new one is written: one that merely extends what is kept (a transcript before its next question, after
         // the rules already kept) adds nothing a later prompt would reuse, so the notes write once, not per note.
         let shared = tokens[..<position]
         if let savedPrompt, position > 0, savedTokens.isEmpty || !shared.starts(with: savedTokens) {
-            savedPrompt.save(shared, from: context)
+            savedPrompt.save(shared, from: reader.context)
             savedTokens = shared
         }
         promptTokens += limit - position
-        var input = tokens
+        // read by the plain copy of the weights (`PromptReader`), whose last batch's logits choose a reply's first token;
+        // then its cells are copied here, where the reply is generated
         for end in cuts.filter({ $0 < limit }) + [limit] where end > position {
-            let n = end - position
-            let rc = input.withUnsafeMutableBufferPointer { llama_decode(context, llama_batch_get_one($0.baseAddress! + position, Int32(n))) }
+            let rc = reader.decode(tokens, position..<end)
             guard rc == 0 else { forgetContext(); throw LanguageError.failed("decoding the prompt failed (\(rc))") }
             position = end
         }
+        guard reader.copy(into: context) else { forgetContext(); throw LanguageError.failed("copying the prompt's cells failed") }
         cached = Array(tokens[..<limit])
         cachedPromptCount = limit
     }
@@ -309,6 +323,7 @@ public final class LanguageModel: ChatModel {
     /// After a failed decode nothing in the context can be trusted: the next prompt starts from nothing.
     private func forgetContext() {
         llama_memory_clear(llama_get_memory(context), true)
+        reader.forget()
         cached = []
         cachedPromptCount = 0
     }

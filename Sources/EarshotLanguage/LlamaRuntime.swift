@@ -37,12 +37,15 @@ enum LlamaRuntime {
     /// A model file loaded on the CPU and a context over it, or an error naming the file. For embeddings
     /// the whole text is one batch and the output is pooled by mean.
     /// `sequences`: how many replies the context can hold at once (`LanguageModel.replies(to:)`), in one buffer of
-    /// keys and values, so that they share the cells of the prompt they begin with.
-    static func load(_ path: String, contextTokens: Int, threads: Int, embeddings: Bool, sequences: Int = 1) throws -> (model: OpaquePointer, context: OpaquePointer) {
+    /// keys and values, so that they share the cells of the prompt they begin with. `repacked`: the weights in
+    /// llama.cpp's interleaved layout where it has one (fastest for small batches; `PromptReader` says why not always).
+    static func load(_ path: String, contextTokens: Int, threads: Int, embeddings: Bool, sequences: Int = 1,
+                     repacked: Bool = true) throws -> (model: OpaquePointer, context: OpaquePointer) {
         start()
         let threads = threadsOverride ?? threads
         var params = llama_model_default_params()
         params.n_gpu_layers = 0
+        params.use_extra_bufts = repacked
         guard let model = llama_model_load_from_file(path, params) else { throw LanguageError.failedToLoad(path: path) }
         var cparams = llama_context_default_params()
         cparams.n_ctx = UInt32(contextTokens)

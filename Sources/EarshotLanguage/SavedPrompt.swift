@@ -17,7 +17,9 @@ struct SavedPrompt {
     let file: URL
 
     init(modelPath: String, home: URL) {
-        let identity = Data(modelPath.utf8) + LlamaRuntime.buildIdentity(of: modelPath, home: home)
+        // "plain": the state is computed with the weights in their plain layout (`PromptReader`); files of the
+        // repacked layout, which older versions wrote, hold other numbers
+        let identity = Data(modelPath.utf8) + Data(" plain".utf8) + LlamaRuntime.buildIdentity(of: modelPath, home: home)
         let name = URL(fileURLWithPath: modelPath).deletingPathExtension().lastPathComponent
         file = home.appendingPathComponent("cache/language-prompts/\(name)-\(SHA256.hex(identity).prefix(12)).state")
     }

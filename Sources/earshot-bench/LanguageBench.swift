@@ -22,7 +22,7 @@ enum LanguageBench {
                 let before = model.usage, started = Date()
                 _ = try model.reply(to: fresh, maxTokens: 1, grammar: nil)
                 prefill.append(Double(model.usage.promptTokens - before.promptTokens) / Date().timeIntervalSince(started))
-                // generation alone: the same short prompt (decoded again each time: it is under one 64-token chunk)
+                // generation alone: the same short prompt (decoded again each time: it is under one prompt chunk)
                 // answered with 1 and with 65 tokens; the difference is 64 tokens of generation
                 let t1 = Date()
                 _ = try model.reply(to: count, maxTokens: 1, grammar: nil)

@@ -8,16 +8,17 @@ final class PromptCutsTests: XCTestCase {
         (0..<count).map { blankLinesAt.contains($0) ? Array(".\n\n".utf8CString.dropLast()) : Array(" word".utf8CString.dropLast()) }
     }
 
-    func testCutsComeEvery64TokensAndAfterEachBlankLine() {
-        XCTAssertEqual(LanguageModel.promptCuts(pieces(200)), [64, 128, 192])
-        XCTAssertEqual(LanguageModel.promptCuts(pieces(200, blankLinesAt: [99])), [64, 100, 164], "counted again after the blank line")
-        XCTAssertEqual(LanguageModel.promptCuts(pieces(128)), [64], "never at the end: the last token is always decoded")
+    func testCutsComeEveryChunkAndAfterEachBlankLine() {
+        let n = LanguageModel.promptChunk
+        XCTAssertEqual(LanguageModel.promptCuts(pieces(3 * n + 8)), [n, 2 * n, 3 * n])
+        XCTAssertEqual(LanguageModel.promptCuts(pieces(3 * n + 8, blankLinesAt: [n + 35])), [n, n + 36, 2 * n + 36], "counted again after the blank line")
+        XCTAssertEqual(LanguageModel.promptCuts(pieces(2 * n)), [n], "never at the end: the last token is always decoded")
         XCTAssertEqual(LanguageModel.promptCuts(pieces(3, blankLinesAt: [2])), [], "nor after a blank line that ends the prompt")
         XCTAssertEqual(LanguageModel.promptCuts([[46, 10], [], [10], [32], [32]]), [3], "a blank line over two tokens, and one between")
         // a cut depends only on what comes before it: prompts that begin alike are cut alike as far as they agree
-        let long = LanguageModel.promptCuts(pieces(300, blankLinesAt: [150, 250]))
-        let short = LanguageModel.promptCuts(pieces(240, blankLinesAt: [150]))
-        XCTAssertEqual(short, long.filter { $0 < 240 })
+        let long = LanguageModel.promptCuts(pieces(5 * n, blankLinesAt: [2 * n + 22, 4 * n]))
+        let short = LanguageModel.promptCuts(pieces(3 * n + 40, blankLinesAt: [2 * n + 22]))
+        XCTAssertEqual(short, long.filter { $0 < 3 * n + 40 })
     }
 
     /// The note writer asks three questions about one transcript: after the first, each decodes its question

@@ -166,9 +166,11 @@ final class NotesPipelineTests: XCTestCase {
         let held = try model.reply(to: [ChatMessage("user", question)], maxTokens: 12, grammar: grammars.text)
         XCTAssertFalse(held.isEmpty)
         XCTAssertFalse(eastAsian(held), held)
-        let freeItems = try model.reply(to: [ChatMessage("user", question + " As a JSON array.")], maxTokens: 24, grammar: NoteWriter.actionsGrammar())
+        // as action items are asked for: a JSON array under the items' grammar, with and without these characters
+        let listed = "Translate 'thank you' and 'good morning' into Chinese characters. Reply with a JSON array of the two translations."
+        let freeItems = try model.reply(to: [ChatMessage("user", listed)], maxTokens: 24, grammar: NoteWriter.actionsGrammar())
         XCTAssertTrue(eastAsian(freeItems), "the same in a JSON array: \(freeItems)")
-        let items = try model.reply(to: [ChatMessage("user", question + " As a JSON array.")], maxTokens: 24, grammar: grammars.actions)
+        let items = try model.reply(to: [ChatMessage("user", listed)], maxTokens: 24, grammar: NoteWriter.grammars(for: listed).actions)
         XCTAssertNoThrow(try JSONDecoder().decode([String].self, from: Data(items.utf8)), items)
         XCTAssertFalse(eastAsian(items), items)
     }
