@@ -47,7 +47,8 @@ public final class LanguageModel: ChatModel {
     private let model: OpaquePointer
     private let context: OpaquePointer
     private let vocab: OpaquePointer
-    /// Reads every prompt, whose cells are then copied here (its logits after a prompt choose a reply's first token).
+    /// Reads every prompt, whose cells are then copied here where they are not read here (its logits after a prompt
+    /// choose a reply's first token).
     private let reader: PromptReader
     private let template: String?
     /// The tokens whose keys and values are in the context now: a request that starts the same way (the
@@ -87,7 +88,7 @@ public final class LanguageModel: ChatModel {
         let path = try store.file(choice.file, of: "\(choice.displayName) (language model)")
         let (model, context) = try LlamaRuntime.load(path, contextTokens: contextTokens, threads: threads, embeddings: false, sequences: Self.sequences)
         do {
-            reader = try PromptReader(path, contextTokens: contextTokens, threads: threads)
+            reader = try PromptReader(path, for: context, contextTokens: contextTokens, threads: threads)
         } catch {
             llama_free(context)
             llama_model_free(model)
@@ -308,8 +309,8 @@ public final class LanguageModel: ChatModel {
             savedTokens = shared
         }
         promptTokens += limit - position
-        // read by the plain copy of the weights (`PromptReader`), whose last batch's logits choose a reply's first token;
-        // then its cells are copied here, where the reply is generated
+        // read by the reader (`PromptReader`: where this CPU reads prompts fastest), whose last batch's logits choose a
+        // reply's first token; then its cells are copied here, where the reply is generated
         for end in cuts.filter({ $0 < limit }) + [limit] where end > position {
             let rc = reader.decode(tokens, position..<end)
             guard rc == 0 else { forgetContext(); throw LanguageError.failed("decoding the prompt failed (\(rc))") }

@@ -1,25 +1,38 @@
 internal import CLlama
 import Foundation
 
-/// A second copy of a model in llama.cpp's plain weight layout, with a context of its own, that reads prompts; what
-/// it has read is copied into the generating context (llama.cpp's sequence state: the default model's keys and
-/// values are 28 kB a token, so a minute-long note's prompt copies in milliseconds).
+/// Where a model's prompts are read: in a second copy of the model with its weights in llama.cpp's plain layout and a
+/// context of its own, whose cells are then copied into the generating context (llama.cpp's sequence state: the
+/// default model's keys and values are 28 kB a token, so a minute-long note's prompt copies in milliseconds); or, where
+/// that is no faster, in the generating context itself.
 ///
 /// Why two copies: at load llama.cpp copies Q4_K weights into an interleaved ("repacked") layout whose kernels are the
-/// fastest for generation's steps of one to a dozen tokens, but slower than the plain layout's for a prompt's long
-/// batches. The default model on 2 cores of an Intel Xeon (`llama-bench -p 200 -b 64 -ub 64 --repack 0,1`): prompts in
-/// 64-token batches 103 against 84 tokens/s, while a 4-token step runs at 27 against 43 (BENCHMARKS.md, Language
-/// models). The plain copy maps the same file pages as the model: what it adds is its keys, values and work buffers
-/// (~180 MB for the default model in a 4,096-token context; the resident size counts the file's pages twice).
+/// fastest for generation's steps of one to a dozen tokens. With AVX-512 the plain layout reads a prompt's long batches
+/// faster; without it, slower. The default model on 2 cores of an Intel Xeon, a 200-token prompt in 256-token batches
+/// (`llama-bench -p 200 -b 256 -ub 256 --repack 0,1`): llama.cpp built with AVX-512, 134 tokens/s plain against 94
+/// repacked; built for AVX2 alone, 57 against 67. A 4-token step runs at 27 plain against 43 repacked (BENCHMARKS.md,
+/// Language models). The plain copy maps the same file pages as the model: what it adds is its keys, values and work
+/// buffers (~180 MB for the default model in a 4,096-token context; the resident size counts the file's pages twice).
 final class PromptReader {
-    let model: OpaquePointer
     let context: OpaquePointer
+    /// The plain copy, or nil when prompts are read in the generating context.
+    private let model: OpaquePointer?
 
-    init(_ path: String, contextTokens: Int, threads: Int) throws {
+    /// Whether this build of llama.cpp reads prompts faster with plain weights: it has AVX-512 (setup builds it with
+    /// this CPU's instruction sets).
+    static let plainLayoutIsFaster: Bool = {
+        LlamaRuntime.start()
+        return String(cString: llama_print_system_info()).contains(" AVX512 = 1")
+    }()
+
+    /// Reads `path`'s prompts for `generating`, a context over the same model file; `plainCopy`: in a plain copy.
+    init(_ path: String, for generating: OpaquePointer, contextTokens: Int, threads: Int, plainCopy: Bool = plainLayoutIsFaster) throws {
+        guard plainCopy else { (context, model) = (generating, nil); return }
         (model, context) = try LlamaRuntime.load(path, contextTokens: contextTokens, threads: threads, embeddings: false, repacked: false)
     }
 
     deinit {
+        guard let model else { return }
         llama_free(context)
         llama_model_free(model)
     }
@@ -43,11 +56,12 @@ final class PromptReader {
         }
     }
 
-    /// Makes `target`'s memory hold exactly the prompt read so far, as its sequence 0. The target is emptied first, so
-    /// the cells land where a fresh context would put them (llama.cpp fills the first free cells, and the order of a
-    /// prompt's cells is the order its attention adds them in). False when llama.cpp refuses the copy (the target is
-    /// then empty).
+    /// Makes `target`'s memory hold exactly the prompt read so far, as its sequence 0 (nothing to do when prompts are
+    /// read there). The target is emptied first, so the cells land where a fresh context would put them (llama.cpp
+    /// fills the first free cells, and the order of a prompt's cells is the order its attention adds them in). False
+    /// when llama.cpp refuses the copy (the target is then empty).
     func copy(into target: OpaquePointer) -> Bool {
+        guard target != context else { return true }
         llama_memory_clear(llama_get_memory(target), true)
         guard llama_memory_seq_pos_max(memory, 0) >= 0 else { return true }  // nothing read
         let size = llama_state_seq_get_size(context, 0)

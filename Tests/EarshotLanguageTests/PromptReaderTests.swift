@@ -28,7 +28,7 @@ final class PromptReaderTests: XCTestCase {
         let split = LanguageModel.promptChunk
         XCTAssertGreaterThan(tokens.count, split + 10)
 
-        let reader = try PromptReader(path, contextTokens: 1024, threads: 2)
+        let reader = try PromptReader(path, for: copied, contextTokens: 1024, threads: 2, plainCopy: true)
         XCTAssertEqual(reader.decode(tokens, 0..<split), 0)
         XCTAssertTrue(reader.copy(into: copied))
         let afterCopy = try logits(after: tokens, split: split, in: copied, vocabSize: vocabSize)
@@ -50,5 +50,21 @@ final class PromptReaderTests: XCTestCase {
         reader.forget()
         XCTAssertTrue(reader.copy(into: copied))
         XCTAssertEqual(llama_memory_seq_pos_max(llama_get_memory(copied), 0), -1)
+    }
+
+    /// Where the plain layout is no faster (llama.cpp built without AVX-512), prompts are read where replies are
+    /// generated, and nothing is copied.
+    func testAReaderWithoutAPlainCopyReadsInTheGeneratingContext() throws {
+        guard let path = LanguageModelChoice.small.path() else { throw XCTSkip("the small language model is not installed (make setup)") }
+        let (model, context) = try LlamaRuntime.load(path, contextTokens: 512, threads: 2, embeddings: false)
+        defer { llama_free(context); llama_model_free(model) }
+        let reader = try PromptReader(path, for: context, contextTokens: 512, threads: 2, plainCopy: false)
+        XCTAssertEqual(reader.context, context)
+        let tokens = LlamaRuntime.tokenize(Self.text, vocab: try XCTUnwrap(llama_model_get_vocab(model)), special: true)
+        XCTAssertEqual(reader.decode(tokens, 0..<40), 0)
+        XCTAssertTrue(reader.copy(into: context))
+        XCTAssertEqual(llama_memory_seq_pos_max(llama_get_memory(context), 0), 39, "the cells read stay")
+        XCTAssertTrue(reader.keep(first: 10))
+        XCTAssertEqual(llama_memory_seq_pos_max(llama_get_memory(context), 0), 9)
     }
 }
