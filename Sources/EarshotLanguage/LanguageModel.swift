@@ -87,13 +87,7 @@ public final class LanguageModel: ChatModel {
                 contextTokens: Int = 4096, remembersPrompts: Bool = false) throws {
         let path = try store.file(choice.file, of: "\(choice.displayName) (language model)")
         let (model, context) = try LlamaRuntime.load(path, contextTokens: contextTokens, threads: threads, embeddings: false, sequences: Self.sequences)
-        do {
-            reader = try PromptReader(path, for: context, contextTokens: contextTokens, threads: threads)
-        } catch {
-            llama_free(context)
-            llama_model_free(model)
-            throw error
-        }
+        reader = PromptReader(path, for: context, contextTokens: contextTokens, threads: threads)
         self.choice = choice
         self.contextTokens = contextTokens
         generationLock = store.home.appendingPathComponent("locks/language-model.lock")

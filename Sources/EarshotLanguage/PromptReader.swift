@@ -25,10 +25,14 @@ final class PromptReader {
         return String(cString: llama_print_system_info()).contains(" AVX512 = 1")
     }()
 
-    /// Reads `path`'s prompts for `generating`, a context over the same model file; `plainCopy`: in a plain copy.
-    init(_ path: String, for generating: OpaquePointer, contextTokens: Int, threads: Int, plainCopy: Bool = plainLayoutIsFaster) throws {
-        guard plainCopy else { (context, model) = (generating, nil); return }
-        (model, context) = try LlamaRuntime.load(path, contextTokens: contextTokens, threads: threads, embeddings: false, repacked: false)
+    /// Reads `path`'s prompts for `generating`, a context over the same model file; `plainCopy`: in a plain copy. The
+    /// copy only saves time: when llama.cpp cannot make it (memory for its context), prompts are read in `generating`.
+    init(_ path: String, for generating: OpaquePointer, contextTokens: Int, threads: Int, plainCopy: Bool = plainLayoutIsFaster) {
+        guard plainCopy, let copy = try? LlamaRuntime.load(path, contextTokens: contextTokens, threads: threads, embeddings: false, repacked: false) else {
+            (context, model) = (generating, nil)
+            return
+        }
+        (model, context) = (copy.model, copy.context)
     }
 
     deinit {

@@ -28,7 +28,8 @@ final class PromptReaderTests: XCTestCase {
         let split = LanguageModel.promptChunk
         XCTAssertGreaterThan(tokens.count, split + 10)
 
-        let reader = try PromptReader(path, for: copied, contextTokens: 1024, threads: 2, plainCopy: true)
+        let reader = PromptReader(path, for: copied, contextTokens: 1024, threads: 2, plainCopy: true)
+        XCTAssertNotEqual(reader.context, copied, "a copy of its own")
         XCTAssertEqual(reader.decode(tokens, 0..<split), 0)
         XCTAssertTrue(reader.copy(into: copied))
         let afterCopy = try logits(after: tokens, split: split, in: copied, vocabSize: vocabSize)
@@ -58,7 +59,7 @@ final class PromptReaderTests: XCTestCase {
         guard let path = LanguageModelChoice.small.path() else { throw XCTSkip("the small language model is not installed (make setup)") }
         let (model, context) = try LlamaRuntime.load(path, contextTokens: 512, threads: 2, embeddings: false)
         defer { llama_free(context); llama_model_free(model) }
-        let reader = try PromptReader(path, for: context, contextTokens: 512, threads: 2, plainCopy: false)
+        let reader = PromptReader(path, for: context, contextTokens: 512, threads: 2, plainCopy: false)
         XCTAssertEqual(reader.context, context)
         let tokens = LlamaRuntime.tokenize(Self.text, vocab: try XCTUnwrap(llama_model_get_vocab(model)), special: true)
         XCTAssertEqual(reader.decode(tokens, 0..<40), 0)
