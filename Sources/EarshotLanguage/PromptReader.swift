@@ -54,10 +54,8 @@ final class PromptReader {
 
     /// Decodes `tokens[range]` at their positions after what is read so far; llama.cpp's status (0: done).
     func decode(_ tokens: [llama_token], _ range: Range<Int>) -> Int32 {
-        var input = tokens
-        return input.withUnsafeMutableBufferPointer {
-            llama_decode(context, llama_batch_get_one($0.baseAddress! + range.lowerBound, Int32(range.count)))
-        }
+        var batch = Array(tokens[range])  // llama.cpp takes a mutable pointer: this batch's tokens, not the whole prompt
+        return batch.withUnsafeMutableBufferPointer { llama_decode(context, llama_batch_get_one($0.baseAddress!, Int32($0.count))) }
     }
 
     /// Makes `target`'s memory hold exactly the prompt read so far, as its sequence 0 (nothing to do when prompts are
