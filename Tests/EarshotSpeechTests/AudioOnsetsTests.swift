@@ -54,4 +54,32 @@ final class AudioOnsetsTests: XCTestCase {
                                                 matrix: matrix(attending: 0.9..<1.25), onsets: closure)
         XCTAssertEqual(whole[0].start, 0.5, "a short pause is inside the word")
     }
+
+    /// A segment closed 0.5 s into the sound after a 1.6 s pause (Whisper read "…two weeks." on into the next sentence):
+    /// the pause before that sound is found; a segment that ends in the quiet, or holds no pause that long, has none.
+    func testASegmentThatEndsInTheNextSoundFindsThePauseBeforeIt() throws {
+        let onsets = AudioOnsets(audio([(1.0, true), (1.6, false), (1.4, true)]))
+        let cut = try XCTUnwrap(onsets.soundCut(at: 3.1, after: 0.2, pausesOf: 0.5))
+        XCTAssertEqual(cut.pause.lowerBound, 1.0, accuracy: 0.02)
+        XCTAssertEqual(cut.pause.upperBound, 2.6, accuracy: 0.02)
+        XCTAssertNil(onsets.soundCut(at: 2.0, after: 0.2, pausesOf: 0.5), "it ends in the pause")
+        XCTAssertNil(onsets.soundCut(at: 3.1, after: 0.2, pausesOf: 2.0), "no pause that long")
+        XCTAssertNil(onsets.soundCut(at: 3.1, after: 2.7, pausesOf: 0.5), "it begins after the pause")
+    }
+
+    /// Cut short at the pause, a segment's words that began after it share the time of the last word before it.
+    func testASegmentCutShortKeepsEveryWordInsideIt() {
+        let words = [TranscriptWord(word: " two", start: 2.3, end: 2.92, probability: 0.9),
+                     TranscriptWord(word: " weeks.", start: 4.5, end: 5.64, probability: 0.9)]
+        var segment = TranscriptSegment(start: 0, end: 5.64, text: "in two weeks.")
+        segment.words = [TranscriptWord(word: " in", start: 0, end: 2.3, probability: 0.9)] + words
+        let cut = segment.ending(at: 2.92)
+        XCTAssertEqual(cut.end, 2.92)
+        let times = cut.words!.map { [$0.start, $0.end] }
+        XCTAssertEqual(times.count, 3)
+        for (expected, actual) in zip([[0, 2.3], [2.3, 2.61], [2.61, 2.92]], times) {
+            XCTAssertEqual(expected[0], actual[0], accuracy: 1e-9)
+            XCTAssertEqual(expected[1], actual[1], accuracy: 1e-9)
+        }
+    }
 }

@@ -40,6 +40,24 @@ public struct TranscriptSegment: Sendable, Codable, Equatable {
     }
 
     /// The same segment moved `seconds` later (its words too).
+    /// The segment cut short at `seconds`. Its words that began later share the time of the last word that began
+    /// before (the alignment gave them the sound after the cut, which is not theirs).
+    func ending(at seconds: Double) -> TranscriptSegment {
+        var copy = self
+        copy.end = min(end, max(start, seconds))
+        guard var words, !words.isEmpty else { return copy }
+        let late = words.firstIndex { $0.start >= copy.end } ?? words.count
+        let shared = max(0, late - 1)
+        let (from, to) = (min(words[shared].start, copy.end), min(words[shared].end, copy.end))
+        let share = (to - from) / Double(words.count - shared)
+        for i in shared..<words.count {
+            words[i].start = from + Double(i - shared) * share
+            words[i].end = from + Double(i - shared + 1) * share
+        }
+        copy.words = words
+        return copy
+    }
+
     func shifted(by seconds: Double) -> TranscriptSegment {
         var copy = self
         copy.start += seconds

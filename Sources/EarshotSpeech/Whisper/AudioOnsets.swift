@@ -96,6 +96,17 @@ struct AudioOnsets {
         return stretches
     }
 
+    /// Where `seconds` lies in sound that began after a pause of at least `shortest` seconds later than `start`: that
+    /// pause (seconds), the last one before it; nil when `seconds` is quiet or no such pause lies between.
+    func soundCut(at seconds: Double, after start: Double, pausesOf shortest: Double) -> (pause: Range<Double>, sound: Double)? {
+        let f = frame(seconds), around = 5  // frames either side that must be mostly sound
+        guard f - around >= 0, f + around <= loud.count, soundBefore[f + around] - soundBefore[f - around] > around else { return nil }
+        let stretches = soundStretches(from: start, to: seconds, pausesOf: shortest)
+        guard stretches.count >= 2 else { return nil }
+        let sound = stretches[stretches.count - 1].lowerBound
+        return (stretches[stretches.count - 2].upperBound..<sound, sound)
+    }
+
     /// The quiet stretches (frames) that can be pauses: at least `minimumPause` long, or touching either end of
     /// the window; two with fewer than `minimumSoundFrames` of sound between them are one.
     private static func pauses(in loud: [Bool]) -> [Range<Int>] {

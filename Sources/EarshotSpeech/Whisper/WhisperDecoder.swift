@@ -77,14 +77,28 @@ final class WhisperDecoder: @unchecked Sendable {
         // the window, from the last segment's end, is then read again, until what remains holds no sound.
         var onsets: AudioOnsets?
         var read = 0  // samples of the window read up to the last segment's end
+        let rate = Double(WhisperFeatures.sampleRate)
         while let last = window.segments.last {
-            let end = Int(last.end * Double(WhisperFeatures.sampleRate))
+            var end = Int(last.end * rate)
             guard end > read + WhisperFeatures.sampleRate / 2, end < samples.count else { break }
             onsets = onsets ?? AudioOnsets(samples)
             guard onsets!.loudSeconds(after: last.end) >= Self.unreadSpeech else { break }
-            let more = try decode(samples.dropFirst(end), as: decoding, padding: Self.paddingSamples(timestamps: true))
+            var more = try decode(samples.dropFirst(end), as: decoding, padding: Self.paddingSamples(timestamps: true))
+            // Whisper also ends a window with a segment that closes inside the next sentence's first words ("…in two
+            // weeks." ending 1.1 s into "Music from the radio…", after a 1.6 s pause): read from there, the rest
+            // is a sentence begun mid-word and comes back garbled ("Don't feel like it's a wild-neck-hooked
+            // dinner."). Where the last segment ends in sound that follows a pause inside it, the rest is also read
+            // from that pause, and the likelier reading is kept (the last segment then ends where the pause begins).
+            if let cut = onsets!.soundCut(at: last.end, after: last.start, pausesOf: Self.pauseBeforeUnreadSound) {
+                let from = Int(max(cut.pause.lowerBound, cut.pause.upperBound - Self.leadBeforeUnreadSound) * rate)
+                let other = try decode(samples.dropFirst(from), as: decoding, padding: Self.paddingSamples(timestamps: true))
+                if Self.likelihood(other) > Self.likelihood(more) {
+                    window.segments[window.segments.count - 1] = last.ending(at: cut.pause.lowerBound)
+                    (more, end) = (other, from)
+                }
+            }
             guard !more.segments.isEmpty else { break }
-            window.segments += more.segments.map { $0.shifted(by: Double(end) / Double(WhisperFeatures.sampleRate)) }
+            window.segments += more.segments.map { $0.shifted(by: Double(end) / rate) }
             read = end
         }
         return window
@@ -92,6 +106,15 @@ final class WhisperDecoder: @unchecked Sendable {
 
     /// Sound left after a window's last segment that is read again (less is a breath or a click).
     static let unreadSpeech = 0.3
+    /// The shortest pause inside a last segment ending in sound after which the rest is also read from the pause
+    /// (between sentences; a pause within one is seldom this long), and the quiet kept before the sound then.
+    static let pauseBeforeUnreadSound = 0.5
+    static let leadBeforeUnreadSound = 0.3
+
+    /// How likely a reading of a window's rest is: its average log-probability per token (nothing read: none).
+    static func likelihood(_ window: Window) -> Double {
+        window.segments.isEmpty ? -.infinity : window.segments[0].averageLogProbability ?? -.infinity
+    }
 
     private func decode(_ samples: ArraySlice<Float>, as decoding: SpeechRecognizer.Decoding, padding: Int) throws -> Window {
         let seconds = Double(samples.count) / Double(WhisperFeatures.sampleRate)
