@@ -70,9 +70,12 @@ public final class LanguageModel: ChatModel {
     /// Tokens guessed by prompt lookup and checked, and those of them the model agreed with.
     public private(set) var draftedTokens = 0
     public private(set) var acceptedTokens = 0
-    /// The longest guess checked at once (0 turns prompt lookup off); `EARSHOT_LANGUAGE_DRAFT` sets it for the
-    /// runner's models too, to measure it.
-    public var draftTokens = ProcessInfo.processInfo.environment["EARSHOT_LANGUAGE_DRAFT"].flatMap(Int.init).map { max(0, $0) } ?? 3
+    /// The longest guess checked at once (0 turns prompt lookup off): 3 where this CPU decodes a step's extra tokens
+    /// cheaply enough, else 0 (`StepCosts`, measured once per machine, model and thread count; 3 when they cannot be
+    /// measured). `EARSHOT_LANGUAGE_DRAFT` sets it for the runner's models too, to measure it.
+    public var draftTokens: Int
+    /// This CPU's measured costs of a step (nil: not measured, `EARSHOT_LANGUAGE_DRAFT` being set, or no runtime folder).
+    let stepCosts: StepCosts?
     public private(set) var promptTokens = 0
     public private(set) var generationSeconds = 0.0
     public var usage: GenerationUsage {
@@ -97,6 +100,11 @@ public final class LanguageModel: ChatModel {
         vocab = llama_model_get_vocab(model)
         template = llama_model_chat_template(model, nil).map { String(cString: $0) }
         savedPrompt = remembersPrompts ? SavedPrompt(modelPath: path, home: store.home) : nil
+        // measured while the context is still empty (before the saved prompt is loaded)
+        let drafts = ProcessInfo.processInfo.environment["EARSHOT_LANGUAGE_DRAFT"].flatMap(Int.init).map { max(0, $0) }
+        stepCosts = drafts == nil ? StepCosts.kept(in: StepCosts.file(modelPath: path, home: store.home, threads: LlamaRuntime.threads(threads)),
+                                                   measuring: context, vocab: vocab) : nil
+        draftTokens = drafts ?? stepCosts?.draftTokens ?? StepCosts.guessLength
         if let saved = savedPrompt?.load(into: reader.context, capacity: contextTokens), reader.copy(into: context) {
             (cached, cachedPromptCount, savedTokens) = (saved, saved.count, saved[...])
         } else {

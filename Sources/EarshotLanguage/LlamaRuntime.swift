@@ -30,6 +30,9 @@ enum LlamaRuntime {
     /// caller's own process). One is the choice where other heavy work shares
     /// the cores: llama.cpp's threads wait for each other by spinning, and on 2 busy cores two of them crawl (beside
     /// two busy loops, four titles by the small model took 62 s on two threads; `make test` runs two lanes so).
+    /// The threads a context asked to compute with `threads` gets.
+    static func threads(_ threads: Int) -> Int { threadsOverride ?? threads }
+
     private static var threadsOverride: Int? {
         ProcessInfo.processInfo.environment["EARSHOT_LANGUAGE_THREADS"].flatMap(Int.init).map { max(1, $0) }
     }
@@ -42,7 +45,7 @@ enum LlamaRuntime {
     static func load(_ path: String, contextTokens: Int, threads: Int, embeddings: Bool, sequences: Int = 1,
                      repacked: Bool = true) throws -> (model: OpaquePointer, context: OpaquePointer) {
         start()
-        let threads = threadsOverride ?? threads
+        let threads = Self.threads(threads)
         var params = llama_model_default_params()
         params.n_gpu_layers = 0
         params.use_extra_bufts = repacked

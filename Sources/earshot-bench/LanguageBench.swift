@@ -54,13 +54,14 @@ enum LanguageBench {
         _ = try writer.model.tokenCount("Hello")
         for note in notes {
             let started = Date()
-            let before = (local?.generatedTokens ?? 0, local?.acceptedTokens ?? 0, local?.promptTokens ?? 0)
+            let before = (local?.generatedTokens ?? 0, local?.acceptedTokens ?? 0, local?.promptTokens ?? 0, local?.draftedTokens ?? 0)
             let text = try writer.write(transcript: note.transcript)
             var line: [String: Any] = ["kind": note.kind, "title": text.title, "title_by_model": text.titleFromModel,
                                        "summary": text.summary, "actions": text.actions, "seconds": Date().timeIntervalSince(started)]
             if let local {
                 line["generated_tokens"] = local.generatedTokens - before.0
                 line["guessed_tokens_kept"] = local.acceptedTokens - before.1
+                line["guessed_tokens"] = local.draftedTokens - before.3
                 line["prompt_tokens_decoded"] = local.promptTokens - before.2
             }
             FileHandle.standardOutput.write(try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys]) + Data("\n".utf8))

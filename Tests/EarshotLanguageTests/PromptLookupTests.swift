@@ -21,6 +21,7 @@ final class PromptLookupTests: XCTestCase {
         let sentence = "Anna will send the revised marketing plan to the finance team by Thursday afternoon."
         let question = [ChatMessage("user", "Repeat this sentence exactly, nothing else: \(sentence)")]
         let model = try LanguageModel(.small)
+        model.draftTokens = 3  // whether this CPU's steps make guesses pay or not (`StepCosts`)
         let reply = try model.reply(to: question, maxTokens: 40)
         // the small model rephrases ("The revised marketing plan will be sent to the finance team by Thursday
         // afternoon."): 7 of its 15 tokens were guessed

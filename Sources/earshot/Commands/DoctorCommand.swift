@@ -78,7 +78,7 @@ enum DoctorCommand {
             record(timed("language model \(choice.rawValue)") {
                 let model = try RunnerChatModel(choice, store: store)
                 let reply = try model.reply(to: [ChatMessage("user", "Reply with the word ready.")], maxTokens: 4)
-                return "replied \"\(reply)\""
+                return "replied \"\(reply)\"" + (choice.measuredSteps(in: store).map { "; \($0)" } ?? "")
             })
         }
         record(timed("text embedding") {
