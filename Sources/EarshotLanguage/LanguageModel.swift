@@ -74,8 +74,6 @@ public final class LanguageModel: ChatModel {
     /// cheaply enough, else 0 (`StepCosts`, measured once per machine, model and thread count; 3 when they cannot be
     /// measured). `EARSHOT_LANGUAGE_DRAFT` sets it for the runner's models too, to measure it.
     public var draftTokens: Int
-    /// This CPU's measured costs of a step (nil: not measured, `EARSHOT_LANGUAGE_DRAFT` being set, or no runtime folder).
-    let stepCosts: StepCosts?
     public private(set) var promptTokens = 0
     public private(set) var generationSeconds = 0.0
     public var usage: GenerationUsage {
@@ -102,9 +100,9 @@ public final class LanguageModel: ChatModel {
         savedPrompt = remembersPrompts ? SavedPrompt(modelPath: path, home: store.home) : nil
         // measured while the context is still empty (before the saved prompt is loaded)
         let drafts = ProcessInfo.processInfo.environment["EARSHOT_LANGUAGE_DRAFT"].flatMap(Int.init).map { max(0, $0) }
-        stepCosts = drafts == nil ? StepCosts.kept(in: StepCosts.file(modelPath: path, home: store.home, threads: LlamaRuntime.threads(threads)),
+        let costs = drafts == nil ? StepCosts.kept(in: StepCosts.file(modelPath: path, home: store.home, threads: LlamaRuntime.threads(threads)),
                                                    measuring: context, vocab: vocab) : nil
-        draftTokens = drafts ?? stepCosts?.draftTokens ?? StepCosts.guessLength
+        draftTokens = drafts ?? costs?.draftTokens ?? StepCosts.guessLength
         if let saved = savedPrompt?.load(into: reader.context, capacity: contextTokens), reader.copy(into: context) {
             (cached, cachedPromptCount, savedTokens) = (saved, saved.count, saved[...])
         } else {
