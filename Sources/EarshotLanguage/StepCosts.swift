@@ -5,8 +5,9 @@ import Foundation
 /// What a step of generation costs this CPU with one model: one token decoded alone, and four in one batch (a token
 /// and the three prompt-lookup guesses checked after it). Guesses pay only where a step's extra rows cost little, and
 /// that differs from CPU to CPU more than anything else about generation (the default model, 2 threads, BENCHMARKS.md):
-/// on the Intel Xeon a step of one token took 72 ms and one of four 123 ms (1.7×), and guesses took 16% off a note;
-/// on the Zen 4 these steps took 33 and 90 ms (2.7×), and guesses made its minute-long notes 3–15% slower although
+/// on the Intel Xeon a step of one token took 72 ms and one of four 123 ms in Earshot (1.7×; session 40's timing of a
+/// note, llama-bench there 70 and 94 ms), and guesses took 16% off a note; on the Zen 4 these steps took 33 and 90 ms
+/// (2.7×, as measured here; llama-bench 35 and 81 ms), and guesses made its minute-long notes 3–15% slower although
 /// 52–63% of the guessed tokens were kept. So the costs are measured here, once per model, llama.cpp build and thread
 /// count on this machine, and kept in a file beside the build (`runtime/llama`, which test homes share): every process
 /// of this machine then makes the same choice, and the same transcript keeps giving the same note.
@@ -38,11 +39,16 @@ struct StepCosts: Codable, Equatable {
         let folder = file.deletingLastPathComponent()
         guard (try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)) != nil else { return nil }
         return try? FileLock.withExclusiveLock(at: folder.appendingPathComponent("measuring.lock")) {
-            if let data = try? Data(contentsOf: file), let costs = try? JSONDecoder().decode(StepCosts.self, from: data) { return costs }
+            if let costs = read(file) { return costs }
             guard let costs = measure(context, vocab: vocab) else { return nil }
             try? JSONEncoder().encode(costs).write(to: file, options: .atomic)
             return costs
         }
+    }
+
+    /// The costs kept in `file`, or nil (none kept yet, or a file that does not parse).
+    static func read(_ file: URL) -> StepCosts? {
+        (try? Data(contentsOf: file)).flatMap { try? JSONDecoder().decode(StepCosts.self, from: $0) }
     }
 
     /// Steps of one and of four tokens after a 32-token beginning, alternated, seven of each (after one of each to
@@ -77,8 +83,7 @@ extension LanguageModelChoice {
     /// for `earshot doctor`: nil before the model's first load here.
     public func measuredSteps(in store: ModelStore = ModelStore(), threads: Int = 2) -> String? {
         guard let path = path(in: store),
-              let data = try? Data(contentsOf: StepCosts.file(modelPath: path, home: store.home, threads: LlamaRuntime.threads(threads))),
-              let costs = try? JSONDecoder().decode(StepCosts.self, from: data) else { return nil }
+              let costs = StepCosts.read(StepCosts.file(modelPath: path, home: store.home, threads: LlamaRuntime.threads(threads))) else { return nil }
         return String(format: "a step of 1 token %.0f ms, of 4 %.0f ms: prompt-lookup guesses %@", costs.oneToken * 1000,
                       costs.fourTokens * 1000, costs.draftTokens > 0 ? "on" : "off")
     }
