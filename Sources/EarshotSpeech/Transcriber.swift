@@ -27,10 +27,14 @@ public actor Transcriber {
         public var words: Bool
         /// The first sampling temperature (0: the likeliest text); higher ones follow when the text loops.
         public var temperature: Double
+        /// Greedy decoding reads a window again by beam search of 5 where its text is unlikely
+        /// (`SpeechRecognizer.Decoding.unsureBelow`): most of beam search's accuracy for a few percent more time.
+        /// false: greedy only.
+        public var secondLook: Bool
 
         public init(model: WhisperModel = .default, threads: Int = SpeechRecognizer.defaultThreadCount, language: String = "en",
                     task: WhisperTask = .transcribe, beamSize: Int = 1, prompt: String? = nil, hotwords: String? = nil,
-                    words: Bool = false, temperature: Double = 0) {
+                    words: Bool = false, temperature: Double = 0, secondLook: Bool = true) {
             self.model = model
             self.threads = threads
             self.language = language
@@ -40,12 +44,14 @@ public actor Transcriber {
             self.hotwords = hotwords
             self.words = words
             self.temperature = temperature
+            self.secondLook = secondLook
         }
 
         /// What each window is decoded with.
         public var decoding: SpeechRecognizer.Decoding {
             SpeechRecognizer.Decoding(language: language, task: task, beamSize: max(1, beamSize), prompt: prompt, hotwords: hotwords,
-                                      words: words, temperatures: SpeechRecognizer.Decoding.temperatures(from: min(max(temperature, 0), 1)))
+                                      words: words, temperatures: SpeechRecognizer.Decoding.temperatures(from: min(max(temperature, 0), 1)),
+                                      unsureBeamSize: secondLook ? 5 : 1)
         }
     }
 
@@ -228,10 +234,12 @@ public actor Transcriber {
                          emit: @Sendable (LiveEvent) -> Void) async throws {
         // each stream has its own detector state; the recognizer is shared, one piece at a time
         let live = LiveTranscription(settings: settings, detector: try VoiceActivityDetector(store: store))
-        // live pieces are short and re-read about once a second: decoded without timestamps, on a short input
+        // live pieces are short and re-read about once a second: decoded without timestamps, on a short input, and
+        // without the second look by beam search, which would delay the partial text of an unclear piece
         var pieces = decoding
         pieces.timestamps = false
         pieces.words = false
+        pieces.unsureBeamSize = 1
         try await live.run(source, recognizer: recognizer, decoding: pieces, emit: emit)
     }
 }

@@ -1,3 +1,4 @@
+import EarshotCore
 @testable import EarshotSpeech
 import XCTest
 
@@ -81,5 +82,32 @@ final class AudioOnsetsTests: XCTestCase {
             XCTAssertEqual(expected[0], actual[0], accuracy: 1e-9)
             XCTAssertEqual(expected[1], actual[1], accuracy: 1e-9)
         }
+    }
+
+    /// Cut at a pause from which the rest was read again: the words the alignment put after the pause go when that
+    /// reading holds them again (a sentence with a long pause inside, read twice), and stay, inside the cut segment,
+    /// when it does not (Whisper ran the segment on into the next sentence); the tokens follow the words kept.
+    func testASegmentCutAtAPauseDropsOnlyTheWordsReadAgain() throws {
+        let tokenizer = try WhisperTokenizer(vocabulary: try WhisperModel.base.files(in: ModelStore()).vocabulary)
+        let spoken: [(String, Double)] = [(" The", 0.66), (" Hon.", 0.84), (" Bennet,", 1.88), (" who", 3.78), (" visited", 3.88), (" Newgate.", 4.24)]
+        var segment = TranscriptSegment(start: 0.66, end: 5.0, text: "The Hon. Bennet, who visited Newgate.")
+        segment.words = spoken.map { TranscriptWord(word: $0.0, start: $0.1, end: $0.1 + 0.1, probability: 0.9) }
+        segment.tokens = tokenizer.encode(" " + segment.text)
+        let textOf = { (tokens: [Int]) in tokenizer.text(of: tokens, below: Int.max) }
+        let pause = 1.32..<1.88
+
+        let reread = try XCTUnwrap(segment.cut(at: pause, rereadAs: "H. G. Bennet, who visited Newgate.", textOf: textOf))
+        XCTAssertEqual(reread.text, "The Hon.")
+        XCTAssertEqual(reread.words?.map(\.word), [" The", " Hon."])
+        XCTAssertEqual(reread.end, 1.32)
+        XCTAssertEqual(reread.tokens.map(textOf), " The Hon.")
+
+        let other = try XCTUnwrap(segment.cut(at: pause, rereadAs: "Music from the radio fills the kitchen.", textOf: textOf))
+        XCTAssertEqual(other.text, segment.text)
+        XCTAssertEqual(other.words?.count, spoken.count)
+        XCTAssertEqual(other.end, 1.32)
+
+        XCTAssertNil(segment.cut(at: 0.1..<0.5, rereadAs: "The Hon. Bennet, who visited Newgate.", textOf: textOf),
+                     "every word is read again")
     }
 }

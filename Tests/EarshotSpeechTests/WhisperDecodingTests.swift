@@ -112,6 +112,34 @@ final class WhisperDecodingTests: XCTestCase {
         XCTAssertTrue(prompted.text.contains("4"), prompted.text)
     }
 
+    /// Greedy decoding's second look: a window whose greedy text is unlikely (average log-probability per token below
+    /// `unsureBelow`) comes back as beam search reads it, and any other as greedy decoding reads it. Words spoken one
+    /// at a time by espeak-ng are hard for Whisper (base read these at about -0.65, and beam search read them
+    /// otherwise); a sentence spoken whole is easy (about -0.2).
+    func testAnUnsureGreedyReadingIsReadAgainByBeamSearch() throws {
+        let recognizer = try SpeechRecognizer.shared(model: .base)
+        let hard = try SpacedWords(["six", "spoons", "of", "fresh", "snow", "peas", "five", "thick", "slabs", "of", "blue", "cheese"],
+                                   pauses: [0.6, 0.3, 0.8, 0.45]).audio.samples
+        let easy = try TestAudio.speech("the train to the coast leaves every hour from platform four").samples
+        var branches = Set<Bool>()
+        for samples in [hard, easy] {
+            let greedy = try recognizer.transcribe(window: samples[...], as: .init(unsureBeamSize: 1))
+            let beam = try recognizer.transcribe(window: samples[...], as: .init(beamSize: 5))
+            let chosen = try recognizer.transcribe(window: samples[...], as: .init())
+            let greedyLikelihood = try XCTUnwrap(greedy.segments.first?.averageLogProbability)
+            let unsure = greedyLikelihood < SpeechRecognizer.Decoding().unsureBelow
+            branches.insert(unsure)
+            XCTAssertEqual(chosen.segments.map(\.text), (unsure ? beam : greedy).segments.map(\.text),
+                           "greedy \(greedyLikelihood): \(greedy.segments.map(\.text)); beam: \(beam.segments.map(\.text))")
+            // always unsure is beam search, never unsure is greedy decoding
+            XCTAssertEqual(try recognizer.transcribe(window: samples[...], as: .init(unsureBelow: 0)).segments.map(\.text),
+                           beam.segments.map(\.text))
+            XCTAssertEqual(try recognizer.transcribe(window: samples[...], as: .init(unsureBelow: -.infinity)).segments.map(\.text),
+                           greedy.segments.map(\.text))
+        }
+        XCTAssertEqual(branches, [true, false], "one reading should have been unsure and the other not")
+    }
+
     private func normalised(_ word: String) -> String {
         word.lowercased().filter { $0.isLetter || $0 == "'" }
     }

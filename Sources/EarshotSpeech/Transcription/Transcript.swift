@@ -39,7 +39,6 @@ public struct TranscriptSegment: Sendable, Codable, Equatable {
         self.words = words
     }
 
-    /// The same segment moved `seconds` later (its words too).
     /// The segment cut short at `seconds`. Its words that began later share the time of the last word that began
     /// before (the alignment gave them the sound after the cut, which is not theirs).
     func ending(at seconds: Double) -> TranscriptSegment {
@@ -58,6 +57,40 @@ public struct TranscriptSegment: Sendable, Codable, Equatable {
         return copy
     }
 
+    /// The segment cut short at `pause`, from which the rest of the audio was read again as `reread`. The words that
+    /// the alignment put after the pause are either spoken there, and then `reread` holds them again (a sentence
+    /// with a long pause inside: "The Hon. … H. G. Bennet, who visited…" read twice), or spoken before it and put
+    /// there by the alignment (Whisper ran "…in two weeks." on into the next sentence), and then they are not among
+    /// the reading's first words. The first are dropped, the second kept (`ending(at:)`). nil: no word is left.
+    /// `textOf` gives the text of Whisper tokens, to keep the tokens of the words kept.
+    func cut(at pause: Range<Double>, rereadAs reread: String, textOf: ([Int]) -> String) -> TranscriptSegment? {
+        guard let words, !words.isEmpty else { return ending(at: pause.lowerBound) }
+        let late = words.firstIndex { $0.start >= (pause.lowerBound + pause.upperBound) / 2 } ?? words.count
+        let lateWords = words[late...].map { Self.plain($0.word) }.filter { !$0.isEmpty }
+        let opening = Set(reread.split(separator: " ").prefix(lateWords.count + 2).map { Self.plain(String($0)) })
+        guard !lateWords.isEmpty, lateWords.filter(opening.contains).count * 2 > lateWords.count else { return ending(at: pause.lowerBound) }
+        guard late > 0 else { return nil }
+        var copy = self
+        copy.end = min(end, max(start, pause.lowerBound))
+        copy.words = words.prefix(late).map {
+            var word = $0
+            (word.start, word.end) = (min(word.start, copy.end), min(word.end, copy.end))
+            return word
+        }
+        copy.text = copy.words!.map(\.word).joined().trimmingCharacters(in: .whitespaces)
+        if let tokens {
+            copy.tokens = (1...max(1, tokens.count)).lazy.map { Array(tokens.prefix($0)) }
+                .first { textOf($0).trimmingCharacters(in: .whitespaces) == copy.text }
+        }
+        return copy
+    }
+
+    /// A word as it is compared: lower case, letters and digits only.
+    private static func plain(_ word: some StringProtocol) -> String {
+        String(word.lowercased().filter { $0.isLetter || $0.isNumber })
+    }
+
+    /// The same segment moved `seconds` later (its words too).
     func shifted(by seconds: Double) -> TranscriptSegment {
         var copy = self
         copy.start += seconds

@@ -2,8 +2,8 @@ import EarshotCore
 import Foundation
 
 /// Earshot's Whisper decoding loop over the converted encoder and decoder (ONNX Runtime): one window of up to
-/// 30 s in, timed segments out. Greedy or beam search, timestamp tokens, a prompt, temperature fallback when
-/// the text loops or is improbable, language detection, and (on request) every word's time from the
+/// 30 s in, timed segments out. Greedy or beam search (greedy with a second look by beam search where it is
+/// unsure), timestamp tokens, a prompt, temperature fallback when the text loops or is improbable, language detection, and (on request) every word's time from the
 /// cross-attention. Immutable once loaded; `SpeechRecognizer` serialises calls.
 final class WhisperDecoder: @unchecked Sendable {
     // @unchecked: the sessions are ONNX Runtime sessions (safe to share), the rest is immutable.
@@ -88,12 +88,17 @@ final class WhisperDecoder: @unchecked Sendable {
             // weeks." ending 1.1 s into "Music from the radio…", after a 1.6 s pause): read from there, the rest
             // is a sentence begun mid-word and comes back garbled ("Don't feel like it's a wild-neck-hooked
             // dinner."). Where the last segment ends in sound that follows a pause inside it, the rest is also read
-            // from that pause, and the likelier reading is kept (the last segment then ends where the pause begins).
+            // from that pause, and the likelier reading is kept (the last segment then ends where the pause begins,
+            // without the words that reading holds again).
             if let cut = onsets!.soundCut(at: last.end, after: last.start, pausesOf: Self.pauseBeforeUnreadSound) {
                 let from = Int(max(cut.pause.lowerBound, cut.pause.upperBound - Self.leadBeforeUnreadSound) * rate)
                 let other = try decode(samples.dropFirst(from), as: decoding, padding: Self.paddingSamples(timestamps: true))
                 if Self.likelihood(other) > Self.likelihood(more) {
-                    window.segments[window.segments.count - 1] = last.ending(at: cut.pause.lowerBound)
+                    let reread = other.segments.map(\.text).joined(separator: " ")
+                    window.segments.removeLast()
+                    if let kept = last.cut(at: cut.pause, rereadAs: reread, textOf: { self.tokenizer.text(of: $0, below: self.spec.eot) }) {
+                        window.segments.append(kept)
+                    }
                     (more, end) = (other, from)
                 }
             }
@@ -101,6 +106,7 @@ final class WhisperDecoder: @unchecked Sendable {
             window.segments += more.segments.map { $0.shifted(by: Double(end) / rate) }
             read = end
         }
+        if !decoding.words { for i in window.segments.indices { window.segments[i].words = nil } }
         return window
     }
 
@@ -145,7 +151,8 @@ final class WhisperDecoder: @unchecked Sendable {
         var segments = segments(of: attempt, windowSeconds: seconds)
         // Word times also time the segments: Whisper's timestamp tokens give a segment the pause before it
         // (its start is the previous segment's end), while the words are placed on the sound. So windows with
-        // timestamps are always aligned, and the words dropped afterwards when they were not asked for.
+        // timestamps are always aligned, and the words dropped afterwards when they were not asked for (after the
+        // window's rest is read again, which reads them).
         if (decoding.words || decoding.timestamps) && !segments.isEmpty {
             let aligner = WordAligner(spec: spec, tokenizer: tokenizer, language: language)
             try aligner.addWords(to: &segments, audio: samples, onsets: AudioOnsets(samples), startSequence: start) { tokens in
@@ -155,7 +162,6 @@ final class WhisperDecoder: @unchecked Sendable {
                 if let first = segments[i].words?.first, let last = segments[i].words?.last {
                     (segments[i].start, segments[i].end) = (first.start, max(last.end, first.start))
                 }
-                if !decoding.words { segments[i].words = nil }
             }
         }
         return Window(segments: segments, language: language, languageProbability: languageProbability)
@@ -181,10 +187,14 @@ final class WhisperDecoder: @unchecked Sendable {
     private func decodeWithFallback(prefix: [Int], context: Context, decoding: SpeechRecognizer.Decoding) throws -> Attempt {
         var attempts: [Attempt] = []
         for temperature in decoding.temperatures.isEmpty ? [0] : decoding.temperatures {
-            let attempt = temperature == 0 && decoding.beamSize > 1
+            var attempt = temperature == 0 && decoding.beamSize > 1
                 ? try beamSearch(prefix: prefix, context: context, size: decoding.beamSize)
                 : try sample(prefix: prefix, context: context, rows: temperature == 0 ? 1 : max(1, decoding.bestOf),
                              temperature: temperature)
+            if temperature == 0 && decoding.beamSize == 1 && decoding.unsureBeamSize > 1
+                && attempt.averageLogProbability < decoding.unsureBelow {
+                attempt = try beamSearch(prefix: prefix, context: context, size: decoding.unsureBeamSize)
+            }
             attempts.append(attempt)
             let tooRepetitive = attempt.compressionRatio > decoding.compressionRatioThreshold
             let tooUnlikely = attempt.averageLogProbability < decoding.logProbThreshold

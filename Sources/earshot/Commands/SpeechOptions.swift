@@ -8,6 +8,7 @@ enum SpeechOptions {
         Option(name: "language", value: "code", help: "Spoken language for the base model (default en; 'auto' detects)."),
         Option(name: "threads", value: "n", help: "CPU threads for the model (default \(SpeechRecognizer.defaultThreadCount))."),
         Option(name: "beam-size", value: "n", help: "Hypotheses searched: 1 decodes greedily (default, fastest), 5 is more accurate."),
+        Option(name: "greedy-only", value: nil, help: "With beam size 1: no second look by beam search where Whisper is unsure."),
         Option(name: "prompt", value: "text", help: "Text Whisper reads first: names and spellings to follow, the style to write in."),
         Option(name: "hotwords", value: "words", help: "Words to favour, e.g. product or people's names."),
         Option(name: "temperature", value: "t", help: "First sampling temperature, 0-1 (default 0: the likeliest text)."),
@@ -25,6 +26,7 @@ enum SpeechOptions {
         return Transcriber.Configuration(model: model, threads: try args.int("threads", default: SpeechRecognizer.defaultThreadCount, range: 1...64),
                                          language: language, beamSize: try args.int("beam-size", default: 1, range: 1...16),
                                          prompt: args.value("prompt"), hotwords: args.value("hotwords"),
-                                         temperature: try args.double("temperature", default: 0, range: 0...1))
+                                         temperature: try args.double("temperature", default: 0, range: 0...1),
+                                         secondLook: !args.flag("greedy-only"))
     }
 }
