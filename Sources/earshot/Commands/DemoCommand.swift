@@ -14,7 +14,7 @@ enum DemoCommand {
     static let command = Command(
         name: "demo",
         abstract: "Synthesise a short English passage with espeak-ng, transcribe it, and report accuracy and speed.",
-        options: SpeechOptions.all + [Option(name: "json", value: nil, help: "Print the transcript as JSON.")],
+        options: SpeechOptions.recordings + [Option(name: "json", value: nil, help: "Print the transcript as JSON.")],
         examples: ["earshot demo", "earshot demo --model base"],
         run: run)
 

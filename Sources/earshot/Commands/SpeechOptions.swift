@@ -8,10 +8,13 @@ enum SpeechOptions {
         Option(name: "language", value: "code", help: "Spoken language for the base model (default en; 'auto' detects)."),
         Option(name: "threads", value: "n", help: "CPU threads for the model (default \(SpeechRecognizer.defaultThreadCount))."),
         Option(name: "beam-size", value: "n", help: "Hypotheses searched: 1 decodes greedily (default, fastest), 5 is more accurate."),
-        Option(name: "greedy-only", value: nil, help: "With beam size 1: no second look by beam search where Whisper is unsure."),
         Option(name: "prompt", value: "text", help: "Text Whisper reads first: names and spellings to follow, the style to write in."),
         Option(name: "hotwords", value: "words", help: "Words to favour, e.g. product or people's names."),
         Option(name: "temperature", value: "t", help: "First sampling temperature, 0-1 (default 0: the likeliest text)."),
+    ]
+    /// For recordings (live pieces never take the second look: their partial text must come quickly).
+    static let recordings = all + [
+        Option(name: "greedy-only", value: nil, help: "With beam size 1: no second look by beam search where Whisper is unsure."),
     ]
 
     static func read(_ args: ParsedArguments) throws -> Transcriber.Configuration {

@@ -15,7 +15,7 @@ enum TranscribeCommand {
         a block at a time, so a two-hour file needs no more memory than a minute. Several files, or the 30 s
         windows of one long file, are read one per thread at once; '--jobs 1' reads one at a time.
         """,
-        options: SpeechOptions.all + [
+        options: SpeechOptions.recordings + [
             Option(name: "format", value: "fmt", help: "txt (default), srt, vtt or json."),
             Option(name: "json", value: nil, help: "Same as --format json."),
             Option(name: "words", value: nil, help: "Every word with its time: in JSON, and subtitle cues timed by their words."),
