@@ -35,9 +35,10 @@ public final class SpeechRecognizer: @unchecked Sendable {
         /// A window whose no-speech probability is above this and whose text is improbable is silence.
         public var noSpeechThreshold: Double
         /// Greedy decoding's second look: a window whose greedy text has an average log-probability per token below
-        /// `unsureBelow` is read again by beam search of this width, and that reading is kept (1: never). On 173
+        /// `unsureBelow` (and that may hold speech: no-speech probability at most `noSpeechThreshold`) is read again
+        /// by beam search of this width, and that reading is kept (1: never). On 173
         /// read-speech utterances, -0.5 sent 16 of base's windows to beam 5 and took WER from 8.47% to 7.90% for 3%
-        /// more time (beam 5 everywhere: 7.66%, for 35% more); tiny.en 9.94% → 9.50% for 6% more (BENCHMARKS.md).
+        /// more time (beam 5 everywhere: 7.73%, for 25% more); tiny.en 9.94% → 9.50% for 6% more (BENCHMARKS.md).
         public var unsureBeamSize: Int
         public var unsureBelow: Double
 

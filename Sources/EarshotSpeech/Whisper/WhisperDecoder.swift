@@ -191,8 +191,10 @@ final class WhisperDecoder: @unchecked Sendable {
                 ? try beamSearch(prefix: prefix, context: context, size: decoding.beamSize)
                 : try sample(prefix: prefix, context: context, rows: temperature == 0 ? 1 : max(1, decoding.bestOf),
                              temperature: temperature)
+            // greedy decoding's second look where it is unsure; not where Whisper hears no speech: noise read by
+            // beam search could come back likely enough to pass for speech below
             if temperature == 0 && decoding.beamSize == 1 && decoding.unsureBeamSize > 1
-                && attempt.averageLogProbability < decoding.unsureBelow {
+                && attempt.averageLogProbability < decoding.unsureBelow && attempt.noSpeechProbability <= decoding.noSpeechThreshold {
                 attempt = try beamSearch(prefix: prefix, context: context, size: decoding.unsureBeamSize)
             }
             attempts.append(attempt)
