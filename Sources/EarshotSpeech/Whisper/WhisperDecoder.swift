@@ -3,8 +3,9 @@ import Foundation
 
 /// Earshot's Whisper decoding loop over the converted encoder and decoder (ONNX Runtime): one window of up to
 /// 30 s in, timed segments out. Greedy or beam search (greedy with a second look by beam search where it is
-/// unsure), timestamp tokens, a prompt, temperature fallback when the text loops or is improbable, language detection, and (on request) every word's time from the
-/// cross-attention. Immutable once loaded; `SpeechRecognizer` serialises calls.
+/// unsure), timestamp tokens, a prompt, temperature fallback when the text loops or is improbable, language
+/// detection, and (on request) every word's time from the cross-attention. Immutable once loaded;
+/// `SpeechRecognizer` serialises calls.
 final class WhisperDecoder: @unchecked Sendable {
     // @unchecked: the sessions are ONNX Runtime sessions (safe to share), the rest is immutable.
     let spec: WhisperSpec
