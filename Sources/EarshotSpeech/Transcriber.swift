@@ -47,6 +47,17 @@ public actor Transcriber {
             self.secondLook = secondLook
         }
 
+        /// A configuration saved before `secondLook` existed reads as one with it on (the default).
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(model: try c.decode(WhisperModel.self, forKey: .model), threads: try c.decode(Int.self, forKey: .threads),
+                      language: try c.decode(String.self, forKey: .language), task: try c.decode(WhisperTask.self, forKey: .task),
+                      beamSize: try c.decode(Int.self, forKey: .beamSize), prompt: try c.decodeIfPresent(String.self, forKey: .prompt),
+                      hotwords: try c.decodeIfPresent(String.self, forKey: .hotwords), words: try c.decode(Bool.self, forKey: .words),
+                      temperature: try c.decode(Double.self, forKey: .temperature),
+                      secondLook: try c.decodeIfPresent(Bool.self, forKey: .secondLook) ?? true)
+        }
+
         /// What each window is decoded with.
         public var decoding: SpeechRecognizer.Decoding {
             SpeechRecognizer.Decoding(language: language, task: task, beamSize: max(1, beamSize), prompt: prompt, hotwords: hotwords,

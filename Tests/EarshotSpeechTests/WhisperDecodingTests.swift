@@ -140,6 +140,18 @@ final class WhisperDecodingTests: XCTestCase {
         XCTAssertEqual(branches, [true, false], "one reading should have been unsure and the other not")
     }
 
+    /// A configuration saved before the second look existed decodes with it on; one saved without it keeps it off.
+    func testASavedConfigurationDecodesWithItsSecondLook() throws {
+        let saved = #"{"model":"base","threads":2,"language":"en","task":"transcribe","beamSize":1,"words":false,"temperature":0}"#
+        let old = try JSONDecoder().decode(Transcriber.Configuration.self, from: Data(saved.utf8))
+        XCTAssertEqual(old, Transcriber.Configuration(model: .base, threads: 2))
+        XCTAssertEqual(old.decoding.unsureBeamSize, 5)
+        let off = Transcriber.Configuration(model: .base, threads: 2, secondLook: false)
+        let again = try JSONDecoder().decode(Transcriber.Configuration.self, from: JSONEncoder().encode(off))
+        XCTAssertEqual(again, off)
+        XCTAssertEqual(again.decoding.unsureBeamSize, 1)
+    }
+
     private func normalised(_ word: String) -> String {
         word.lowercased().filter { $0.isLetter || $0 == "'" }
     }
