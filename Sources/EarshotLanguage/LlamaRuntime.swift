@@ -30,12 +30,12 @@ enum LlamaRuntime {
     /// caller's own process). One is the choice where other heavy work shares
     /// the cores: llama.cpp's threads wait for each other by spinning, and on 2 busy cores two of them crawl (beside
     /// two busy loops, four titles by the small model took 62 s on two threads; `make test` runs two lanes so).
-    /// The threads a context asked to compute with `threads` gets.
-    static func threads(_ threads: Int) -> Int { threadsOverride ?? threads }
-
     private static var threadsOverride: Int? {
         ProcessInfo.processInfo.environment["EARSHOT_LANGUAGE_THREADS"].flatMap(Int.init).map { max(1, $0) }
     }
+
+    /// The threads a context asked to compute with `threads` gets (`threadsOverride` wins).
+    static func threads(_ threads: Int) -> Int { threadsOverride ?? threads }
 
     /// A model file loaded on the CPU and a context over it, or an error naming the file. For embeddings
     /// the whole text is one batch and the output is pooled by mean.
