@@ -70,19 +70,14 @@ public struct TranscriptSegment: Sendable, Codable, Equatable {
         let opening = Set(reread.split(separator: " ").prefix(lateWords.count + 2).map { Self.plain(String($0)) })
         guard !lateWords.isEmpty, lateWords.filter(opening.contains).count * 2 > lateWords.count else { return ending(at: pause.lowerBound) }
         guard late > 0 else { return nil }
-        var copy = self
-        copy.end = min(end, max(start, pause.lowerBound))
-        copy.words = words.prefix(late).map {
-            var word = $0
-            (word.start, word.end) = (min(word.start, copy.end), min(word.end, copy.end))
-            return word
-        }
-        copy.text = copy.words!.map(\.word).joined().trimmingCharacters(in: .whitespaces)
+        var kept = self
+        kept.words = Array(words.prefix(late))
+        kept.text = kept.words!.map(\.word).joined().trimmingCharacters(in: .whitespaces)
         if let tokens {
-            copy.tokens = (1...max(1, tokens.count)).lazy.map { Array(tokens.prefix($0)) }
-                .first { textOf($0).trimmingCharacters(in: .whitespaces) == copy.text }
+            kept.tokens = (1...max(1, tokens.count)).lazy.map { Array(tokens.prefix($0)) }
+                .first { textOf($0).trimmingCharacters(in: .whitespaces) == kept.text }
         }
-        return copy
+        return kept.ending(at: pause.lowerBound)
     }
 
     /// A word as it is compared: lower case, letters and digits only.
