@@ -218,8 +218,10 @@ def build_decoder(w, dims, alignment_heads):
     The caches are one tensor per layer, kept in the layout the attention reads: a step copies each twice (the
     beams' Gather, and the Concat that appends its new positions, which is also the output) instead of six times
     (as one stacked tensor: gathered, split, appended, cut into heads and transposed, scaled, stacked again), and
-    the keys' scale is a Mul that ONNX Runtime folds into the product, as it did before, so the numbers are the
-    same to the bit.
+    the attention's scale is applied to the queries alone, before they are cut into heads: a Mul that feeds a
+    MatMul directly is folded into it by ONNX Runtime (FusedMatMul), whose scaled product packs the whole cache or
+    the 1,500 cross-attention keys at every step, where a plain product of one query row reads them as they are
+    (BENCHMARKS.md, Transcription: a third of a decoding step).
     """
     g = Graph(w)
     d, heads, layers = dims["d"], dims["heads"], dims["dec_layers"]
@@ -235,7 +237,8 @@ def build_decoder(w, dims, alignment_heads):
     keys = g.op("Range", [i64(0), g.op("Squeeze", [total]), i64(1)])
     queries = g.op("Unsqueeze", [g.op("Range", [g.op("Squeeze", [offset]), g.op("Squeeze", [total]), i64(1)]), i64([1])])
     mask = g.op("Where", [g.op("Greater", [keys, queries]), g.const(-1e9), g.const(0.0)])
-    scale = g.const(dh ** -0.25)
+    scale = g.const(dh ** -0.25)  # the cross-attention keys carry the other dh^-0.25 (build_encoder)
+    self_scale = g.const(dh ** -0.5)  # q k^T / sqrt(dh), all of it on q: the cache keeps its keys unscaled
     scores = []
     for i in range(layers):
         p = f"decoder/layer_{i}"
@@ -247,13 +250,12 @@ def build_decoder(w, dims, alignment_heads):
         past_v = g.op("Gather", [f"in_self_v_{i}", "beams"], axis=0)
         g.output("Concat", [past_k, g.heads(k, heads, d, [0, 2, 3, 1])], f"out_self_k_{i}", axis=3)
         g.output("Concat", [past_v, g.heads(v, heads, d, [0, 2, 1, 3])], f"out_self_v_{i}", axis=2)
-        # q and k are each scaled by dh^-0.25, like the reference export (folding the scale into the weights
-        # changes int8 rounding)
-        q4 = g.op("Mul", [g.heads(q, heads, d, [0, 2, 1, 3]), scale])
-        k4 = g.op("Mul", [f"out_self_k_{i}", scale])
-        attended = g.linear(g.attend(q4, k4, f"out_self_v_{i}", d, mask), p + "/self_attention/linear_1")
+        # the scale is a Mul on the queries before their heads are cut (not folded into the weights: that changes
+        # int8 rounding), so that no Mul feeds a MatMul (see above)
+        q4 = g.heads(g.op("Mul", [q, self_scale]), heads, d, [0, 2, 1, 3])
+        attended = g.linear(g.attend(q4, f"out_self_k_{i}", f"out_self_v_{i}", d, mask), p + "/self_attention/linear_1")
         x, h = g.add_norm((x, attended), p + "/attention/layer_norm")
-        q4 = g.op("Mul", [g.heads(g.linear(h, p + "/attention/linear_0"), heads, d, [0, 2, 1, 3]), scale])
+        q4 = g.heads(g.op("Mul", [g.linear(h, p + "/attention/linear_0"), scale]), heads, d, [0, 2, 1, 3])
         ck = g.op("Reshape", [f"cross_k_{i}", i64([0, heads, dh, -1])])
         cv = g.op("Reshape", [f"cross_v_{i}", i64([0, heads, -1, dh])])
         layer_scores = []
