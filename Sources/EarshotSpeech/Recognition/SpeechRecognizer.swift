@@ -34,18 +34,24 @@ public final class SpeechRecognizer: @unchecked Sendable {
         public var logProbThreshold: Double
         /// A window whose no-speech probability is above this and whose text is improbable is silence.
         public var noSpeechThreshold: Double
-        /// Greedy decoding's second look: a window whose greedy text has an average log-probability per token below
-        /// `unsureBelow` (and that may hold speech: no-speech probability at most `noSpeechThreshold`) is read again
-        /// by beam search of this width, and that reading is kept (1: never). On 173
-        /// read-speech utterances, -0.5 sent 16 of base's windows to beam 5 and took WER from 8.47% to 7.90% for 3%
-        /// more time (beam 5 everywhere: 7.73%, for 25% more); tiny.en 9.94% → 9.50% for 6% more (BENCHMARKS.md).
+        /// Greedy decoding's second look: a window whose greedy text Whisper was unsure of (`readsAgain`) and that
+        /// may hold speech (no-speech probability at most `noSpeechThreshold`) is read again by beam search of this
+        /// width, and that reading is kept (1: never). On 173 read-speech utterances, an average below -0.5 sent 16 of
+        /// base's windows to beam 5 and took WER from 8.47% to 7.90% for 3% more time (beam 5 everywhere: 7.73%, for
+        /// 25% more); tiny.en 9.94% → 9.50% for 6% more. A word below -2 as well: 234 → 228 errors (base) and 292
+        /// → 282 (tiny.en) for 3% more time (BENCHMARKS.md).
         public var unsureBeamSize: Int
+        /// Unsure on average: the greedy text's average log-probability per token is below this.
         public var unsureBelow: Double
+        /// Unsure of one word: a text token (not a timestamp or the end) was chosen with a log-probability below
+        /// this (-2: under 13.5%), however sure the rest was: a near tie between two words.
+        public var unsureTokenBelow: Double
 
         public init(language: String = "en", task: WhisperTask = .transcribe, beamSize: Int = 1, prompt: String? = nil,
                     hotwords: String? = nil, words: Bool = false, timestamps: Bool = true, temperatures: [Double] = [0, 0.2, 0.4, 0.6, 0.8, 1.0],
                     bestOf: Int = 5, compressionRatioThreshold: Double = 2.4, logProbThreshold: Double = -1.0,
-                    noSpeechThreshold: Double = 0.6, unsureBeamSize: Int = 5, unsureBelow: Double = -0.5) {
+                    noSpeechThreshold: Double = 0.6, unsureBeamSize: Int = 5, unsureBelow: Double = -0.5,
+                    unsureTokenBelow: Double = -2) {
             self.language = language
             self.task = task
             self.beamSize = beamSize
@@ -60,6 +66,14 @@ public final class SpeechRecognizer: @unchecked Sendable {
             self.noSpeechThreshold = noSpeechThreshold
             self.unsureBeamSize = unsureBeamSize
             self.unsureBelow = unsureBelow
+            self.unsureTokenBelow = unsureTokenBelow
+        }
+
+        /// Whether greedy decoding's second look reads a window again, given its greedy text's average
+        /// log-probability per token and the lowest of its text tokens' (its no-speech probability aside).
+        public func readsAgain(averageLogProbability: Double, lowestTokenLogProbability: Double) -> Bool {
+            beamSize == 1 && unsureBeamSize > 1
+                && (averageLogProbability < unsureBelow || lowestTokenLogProbability < unsureTokenBelow)
         }
 
         /// The temperatures for a first `temperature` (OpenAI's API parameter): that one, then the fallbacks above it.

@@ -183,6 +183,8 @@ final class WhisperDecoder: @unchecked Sendable {
         var noSpeechProbability: Double
         var compressionRatio: Double
         var temperature: Double
+        /// The lowest log-probability of a text token chosen (0 without any; beam search's: unused).
+        var lowestTokenLogProbability: Double = 0
     }
 
     private func decodeWithFallback(prefix: [Int], context: Context, decoding: SpeechRecognizer.Decoding) throws -> Attempt {
@@ -194,8 +196,9 @@ final class WhisperDecoder: @unchecked Sendable {
                              temperature: temperature)
             // greedy decoding's second look where it is unsure; not where Whisper hears no speech: noise read by
             // beam search could come back likely enough to pass for speech below
-            if temperature == 0 && decoding.beamSize == 1 && decoding.unsureBeamSize > 1
-                && attempt.averageLogProbability < decoding.unsureBelow && attempt.noSpeechProbability <= decoding.noSpeechThreshold {
+            if temperature == 0 && attempt.noSpeechProbability <= decoding.noSpeechThreshold
+                && decoding.readsAgain(averageLogProbability: attempt.averageLogProbability,
+                                       lowestTokenLogProbability: attempt.lowestTokenLogProbability) {
                 attempt = try beamSearch(prefix: prefix, context: context, size: decoding.unsureBeamSize)
             }
             attempts.append(attempt)
@@ -258,6 +261,7 @@ final class WhisperDecoder: @unchecked Sendable {
         let noSpeech = noSpeechProbability(out[0], prefix: prefix)
         var generated = [[Int]](repeating: [], count: rows)
         var sums = [Double](repeating: 0, count: rows)
+        var lowest = [Double](repeating: 0, count: rows)  // of text tokens: timestamps are often chosen at a few percent
         var done = [Bool](repeating: false, count: rows)
         var beams = [Int](repeating: 0, count: rows)  // the first step has one row: every hypothesis forks from it
         var position = prefix.count - 1
@@ -271,6 +275,7 @@ final class WhisperDecoder: @unchecked Sendable {
                 let logprobs = context.rules.apply(&row, generated: generated[r])
                 let token = temperature == 0 ? argmax(row) : draw(row, temperature: temperature, using: &generator)
                 sums[r] += Double(logprobs[token])
+                if token < spec.eot { lowest[r] = min(lowest[r], Double(logprobs[token])) }
                 if token == spec.eot || generated[r].count + 1 >= maxTokens || prefix.count + generated[r].count + 1 >= spec.n_text_ctx {
                     done[r] = true
                     if token != spec.eot { generated[r].append(token) }
@@ -285,7 +290,9 @@ final class WhisperDecoder: @unchecked Sendable {
             position = 0
         }
         let best = (0..<rows).max { sums[$0] / Double(generated[$0].count + 1) < sums[$1] / Double(generated[$1].count + 1) }!
-        return attempt(generated[best], sum: sums[best], noSpeech: noSpeech, temperature: temperature)
+        var chosen = attempt(generated[best], sum: sums[best], noSpeech: noSpeech, temperature: temperature)
+        chosen.lowestTokenLogProbability = lowest[best]
+        return chosen
     }
 
     /// Beam search (openai-whisper's, patience 1): `size` live hypotheses; each step keeps the likeliest
