@@ -25,6 +25,7 @@ final class CommandLineTests: XCTestCase {
             (["transcribe", "--model", "base", "--language", "xx", "a.wav", "b.wav"], "'xx' is not one of Whisper's language codes"),
             (["transcribe", "--output", "--json", "x.wav"], "--output needs a value <dir>, got the option --json"),
             (["transcribe", "--json", "--format", "srt", "x.wav"], "--json and --format srt ask for two formats"),
+            (["transcribe", "--greedy-only", "--beam-size", "5", "x.wav"], "--greedy-only and --beam-size 5 ask for two decodings"),
         ]
         for (args, message) in cases {
             let r = try CLI.run(args)

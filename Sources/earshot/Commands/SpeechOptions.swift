@@ -26,8 +26,13 @@ enum SpeechOptions {
         do { try model.check(language: language) } catch {
             throw UsageError(message: error.localizedDescription, path: args.path)
         }
+        let beamSize = try args.int("beam-size", default: 1, range: 1...16)
+        if args.flag("greedy-only") && beamSize > 1 {
+            throw UsageError(message: "--greedy-only and --beam-size \(beamSize) ask for two decodings: greedy-only is beam size 1 without the second look",
+                             path: args.path)
+        }
         return Transcriber.Configuration(model: model, threads: try args.int("threads", default: SpeechRecognizer.defaultThreadCount, range: 1...64),
-                                         language: language, beamSize: try args.int("beam-size", default: 1, range: 1...16),
+                                         language: language, beamSize: beamSize,
                                          prompt: args.value("prompt"), hotwords: args.value("hotwords"),
                                          temperature: try args.double("temperature", default: 0, range: 0...1),
                                          secondLook: !args.flag("greedy-only"))
