@@ -27,9 +27,9 @@ public actor Transcriber {
         public var words: Bool
         /// The first sampling temperature (0: the likeliest text); higher ones follow when the text loops.
         public var temperature: Double
-        /// Greedy decoding reads a window again by beam search of 5 where its text is unlikely
-        /// (`SpeechRecognizer.Decoding.unsureBelow`): most of beam search's accuracy for a few percent more time.
-        /// false: greedy only.
+        /// Greedy decoding reads a window again by beam search of 5 where Whisper was unsure of its text, on
+        /// average or of one word (`SpeechRecognizer.Decoding.readsAgain`): most of beam search's accuracy for a
+        /// few percent more time. false: greedy only.
         public var secondLook: Bool
 
         public init(model: WhisperModel = .default, threads: Int = SpeechRecognizer.defaultThreadCount, language: String = "en",
@@ -60,9 +60,11 @@ public actor Transcriber {
 
         /// What each window is decoded with.
         public var decoding: SpeechRecognizer.Decoding {
-            SpeechRecognizer.Decoding(language: language, task: task, beamSize: max(1, beamSize), prompt: prompt, hotwords: hotwords,
-                                      words: words, temperatures: SpeechRecognizer.Decoding.temperatures(from: min(max(temperature, 0), 1)),
-                                      unsureBeamSize: secondLook ? 5 : 1)
+            var decoding = SpeechRecognizer.Decoding(language: language, task: task, beamSize: max(1, beamSize), prompt: prompt,
+                                                     hotwords: hotwords, words: words,
+                                                     temperatures: SpeechRecognizer.Decoding.temperatures(from: min(max(temperature, 0), 1)))
+            if !secondLook { decoding.unsureBeamSize = 1 }
+            return decoding
         }
     }
 
