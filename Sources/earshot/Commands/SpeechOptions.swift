@@ -28,7 +28,7 @@ enum SpeechOptions {
         }
         let beamSize = try args.int("beam-size", default: 1, range: 1...16)
         if args.flag("greedy-only") && beamSize > 1 {
-            throw UsageError(message: "--greedy-only and --beam-size \(beamSize) ask for two decodings: greedy-only is beam size 1 without the second look",
+            throw UsageError(message: "--greedy-only and --beam-size \(beamSize) ask for two decodings: keep one (greedy-only is beam size 1 without the second look)",
                              path: args.path)
         }
         return Transcriber.Configuration(model: model, threads: try args.int("threads", default: SpeechRecognizer.defaultThreadCount, range: 1...64),
