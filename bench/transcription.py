@@ -10,14 +10,23 @@ as a user experiences it); passes alternate between systems so machine noise hit
 Each system reads the files as its command-line tool does by default: faster-whisper one after another on all
 the threads (`WhisperModel.transcribe` in a loop, num_workers=1), Earshot as `earshot transcribe` does, one file
 per thread at once, each on its own copy of the model (`--earshot-jobs 1`: one after another, like faster-whisper).
+
+`--noise` reads noisy copies of the same files instead: each utterance mixed with a steady background sound of
+ESC-10 (rain, sea waves, a fire, a helicopter, a chainsaw, a clock), looped to its length, at a signal-to-noise ratio
+drawn from the given list (seeded; the list of the noisy VCTK test set, 2.5-17.5 dB, by default). They are built once
+under $EARSHOT_HOME/bench/noisy-speech-SNRS, with the same file names, so the same references score them.
 """
 import argparse
 import json
 import os
+import random
+import shutil
 import statistics
 import subprocess
 import sys
 import time
+
+import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -26,6 +35,43 @@ def data_dir():
     base = os.environ.get("EARSHOT_DATA") or os.path.join(os.path.dirname(ROOT), "shared", "data")
     path = os.path.join(base, "speech")
     return path if os.path.isdir(path) else None
+
+
+BACKGROUNDS = ("rain", "sea_waves", "crackling_fire", "helicopter", "chainsaw", "clock_tick")
+RATE = 16000
+
+
+def read_audio(path):
+    raw = subprocess.run(["sox", path, "-t", "f32", "-r", str(RATE), "-c", "1", "-"], check=True, capture_output=True).stdout
+    return np.frombuffer(raw, np.float32)
+
+
+def noisy_copies(speech, files, snrs, home):
+    """The files mixed with ESC-10 backgrounds at the given SNRs (dB), built once; (folder, files)."""
+    folder = os.path.join(home, "bench", "noisy-speech-" + "-".join(f"{x:g}" for x in snrs))
+    out = [os.path.join(folder, os.path.basename(f)) for f in files]
+    done = os.path.join(folder, "built")
+    if os.path.exists(done):
+        return folder, out
+    esc = os.path.join(os.path.dirname(speech), "esc10")
+    if not os.path.isdir(esc):
+        sys.exit("--noise needs ../shared/data/esc10 for its background sounds")
+    os.makedirs(folder, exist_ok=True)
+    rng = random.Random(19)
+    clips = {kind: sorted(os.path.join(esc, kind, f) for f in os.listdir(os.path.join(esc, kind))) for kind in BACKGROUNDS}
+    for source, target in zip(files, out):
+        clean = read_audio(source)
+        noise = read_audio(rng.choice(clips[rng.choice(BACKGROUNDS)]))
+        noise = np.resize(noise, len(clean))  # looped to the utterance's length
+        snr = rng.choice(snrs)
+        gain = np.sqrt(np.mean(clean ** 2) / max(np.mean(noise ** 2), 1e-12) / 10 ** (snr / 10))
+        mixed = clean + gain * noise
+        mixed *= min(1.0, 0.99 / max(np.abs(mixed).max(), 1e-9))
+        subprocess.run(["sox", "-t", "f32", "-r", str(RATE), "-c", "1", "-", "-b", "16", target],
+                       input=mixed.astype(np.float32).tobytes(), check=True)
+    shutil.copy(os.path.join(speech, "transcripts.tsv"), os.path.join(folder, "transcripts.tsv"))
+    open(done, "w").close()
+    return folder, out
 
 
 def timed(cmd):
@@ -48,6 +94,8 @@ def main():
     ap.add_argument("--beam-models", default="base", help="models also run with beam search of 5")
     ap.add_argument("--earshot-jobs", type=int, default=None,
                     help="files Earshot reads at once (`earshot transcribe --jobs`; default: its own, one per thread)")
+    ap.add_argument("--noise", nargs="?", const="2.5,7.5,12.5,17.5", default=None, metavar="SNRS",
+                    help="read noisy copies of the files, each at one of these SNRs in dB (default 2.5,7.5,12.5,17.5)")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench/results"))
     args = ap.parse_args()
     speech = data_dir()
@@ -57,6 +105,8 @@ def main():
     home = os.environ.get("EARSHOT_HOME") or os.path.expanduser("~/.cache/earshot")
     refs = os.path.join(speech, "transcripts.tsv")
     files = sorted(os.path.join(speech, f) for f in os.listdir(speech) if f.endswith(".flac"))
+    if args.noise:
+        _, files = noisy_copies(speech, files, [float(x) for x in args.noise.split(",")], home)
     os.makedirs(args.out, exist_ok=True)
     rows = []
     runs = [(m, 1) for m in args.models.split(",") if m] + [(m, 5) for m in args.beam_models.split(",") if m]
@@ -88,7 +138,8 @@ def main():
                          "median_s": statistics.median(ts), "times_s": ts, "audio_s": audio})
     with open(os.path.join(args.out, "transcription.json"), "w") as f:
         json.dump(rows, f, indent=2)
-    print(f"\n{len(files)} files, {rows[0]['audio_s']:.0f} s of audio, {args.threads} threads, "
+    noise = f", ESC-10 backgrounds at {args.noise} dB SNR" if args.noise else ""
+    print(f"\n{len(files)} files{noise}, {rows[0]['audio_s']:.0f} s of audio, {args.threads} threads, "
           f"median of {args.runs} passes\n")
     print("| model | decoding | system | WER | median time | real-time factor | Earshot time / faster-whisper time |")
     print("|---|---|---|---|---|---|---|")

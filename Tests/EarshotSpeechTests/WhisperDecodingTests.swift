@@ -155,6 +155,25 @@ final class WhisperDecodingTests: XCTestCase {
         XCTAssertFalse(SpeechRecognizer.Decoding(unsureBeamSize: 1).readsAgain(averageLogProbability: -0.6, lowestTokenLogProbability: -3))
     }
 
+    /// A window's rest, read again from where the alignment ended its last word, can open with that word again when
+    /// the alignment ended it short of its sound (in noise: "…its management." then "management."). Such a repeat
+    /// is dropped where it lies within what Whisper's timestamp said it had read; words the first reading left out
+    /// ("End quote."), a repeat past that timestamp, and a rest whose text ran to the window's end are kept.
+    func testARestThatOnlyRepeatsTheLastWordsWithinWhatWasReadIsDropped() {
+        let last = TranscriptSegment(start: 0.5, end: 5.45, text: "Newgate continued to be a reproach for its management.")
+        func rest(_ texts: [(String, Double)], readUntil: Double, offset: Double = 5.45) -> [String] {
+            var window = WhisperDecoder.Window(segments: texts.map { TranscriptSegment(start: 0, end: $0.1, text: $0.0) }, language: "en")
+            window.dropRepeat(of: last, readUntil: readUntil, offset: offset)
+            return window.segments.map(\.text)
+        }
+        XCTAssertEqual(rest([("management.", 0.5), ("Next sentence.", 2)], readUntil: 6.0), ["Next sentence."])
+        XCTAssertEqual(rest([("its Management", 0.6)], readUntil: 6.0), [])
+        XCTAssertEqual(rest([("End quote.", 0.5)], readUntil: 6.0), ["End quote."])
+        XCTAssertEqual(rest([("management.", 1.5)], readUntil: 6.0), ["management."])
+        XCTAssertEqual(rest([("management.", 0.5)], readUntil: 0), ["management."])
+        XCTAssertEqual(rest([("a reproach for its management. Again", 0.5)], readUntil: 6.0), ["a reproach for its management. Again"])
+    }
+
     /// A configuration saved before the second look existed decodes with it on; one saved without it keeps it off.
     func testASavedConfigurationDecodesWithItsSecondLook() throws {
         let saved = #"{"model":"base","threads":2,"language":"en","task":"transcribe","beamSize":1,"words":false,"temperature":0}"#

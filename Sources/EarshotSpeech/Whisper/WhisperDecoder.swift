@@ -61,6 +61,17 @@ final class WhisperDecoder: @unchecked Sendable {
         var segments: [TranscriptSegment]
         var language: String
         var languageProbability: Double?
+        /// Where Whisper's own timestamp token closed the last segment, before its words were placed on the sound
+        /// (0: its text ran to the window's end).
+        var readUntil: Double = 0
+
+        /// Drops the first segment of this reading of a window's rest, read from `offset` s into the window, where it
+        /// only says again the closing words of the segment before, `last`, and lies within what Whisper had read.
+        mutating func dropRepeat(of last: TranscriptSegment, readUntil: Double, offset: Double) {
+            guard let first = segments.first, readUntil > 0, first.end + offset <= readUntil + WhisperDecoder.repeatSlack else { return }
+            let again = WordErrorRate.normalize(first.text), before = WordErrorRate.normalize(last.text)
+            if !again.isEmpty, before.suffix(again.count).elementsEqual(again) { segments.removeFirst() }
+        }
     }
 
     /// Decodes up to 30 s of 16 kHz audio.
@@ -84,7 +95,12 @@ final class WhisperDecoder: @unchecked Sendable {
             guard end > read + WhisperFeatures.sampleRate / 2, end < samples.count else { break }
             onsets = onsets ?? AudioOnsets(samples)
             guard onsets!.loudSeconds(after: last.end) >= Self.unreadSpeech else { break }
-            var more = try decode(samples.dropFirst(end), as: decoding, padding: Self.paddingSamples(timestamps: true))
+            var more = try rest(of: samples, from: end, as: decoding)
+            // In noise the alignment can end the last word short of its sound ("management." 5.36–5.45 s, said until
+            // 5.94, Whisper's timestamp at 6.0): the rest, read from inside that word, then says it again ("…its
+            // management. management."). Read from the segment's timestamp instead, a rest of noise came back as
+            // "Thank you.", and words Whisper left out before its timestamp ("…19 inches. End quote.") were lost.
+            more.dropRepeat(of: last, readUntil: window.readUntil, offset: Double(end) / rate)
             // Whisper also ends a window with a segment that closes inside the next sentence's first words ("…in two
             // weeks." ending 1.1 s into "Music from the radio…", after a 1.6 s pause): read from there, the rest
             // is a sentence begun mid-word and comes back garbled ("Don't feel like it's a wild-neck-hooked
@@ -93,7 +109,7 @@ final class WhisperDecoder: @unchecked Sendable {
             // without the words that reading holds again).
             if let cut = onsets!.soundCut(at: last.end, after: last.start, pausesOf: Self.pauseBeforeUnreadSound) {
                 let from = Int(max(cut.pause.lowerBound, cut.pause.upperBound - Self.leadBeforeUnreadSound) * rate)
-                let other = try decode(samples.dropFirst(from), as: decoding, padding: Self.paddingSamples(timestamps: true))
+                let other = try rest(of: samples, from: from, as: decoding)
                 if Self.likelihood(other) > Self.likelihood(more) {
                     let reread = other.segments.map(\.text).joined(separator: " ")
                     window.segments.removeLast()
@@ -105,6 +121,7 @@ final class WhisperDecoder: @unchecked Sendable {
             }
             guard !more.segments.isEmpty else { break }
             window.segments += more.segments.map { $0.shifted(by: Double(end) / rate) }
+            window.readUntil = more.readUntil > 0 ? more.readUntil + Double(end) / rate : 0
             read = end
         }
         if !decoding.words { for i in window.segments.indices { window.segments[i].words = nil } }
@@ -117,6 +134,18 @@ final class WhisperDecoder: @unchecked Sendable {
     /// (between sentences; a pause within one is seldom this long), and the quiet kept before the sound then.
     static let pauseBeforeUnreadSound = 0.5
     static let leadBeforeUnreadSound = 0.3
+    /// How far past the timestamp that closed a segment a repeat of its last words may end and still be a repeat.
+    static let repeatSlack = 0.2
+
+    /// A reading of a window from `from` samples on, after Whisper ended its text before there: none where it is
+    /// unlikely (average log-probability per token below `logProbThreshold`, where a window's reading falls back
+    /// to sampling). What Whisper writes for the noise after speech is seldom likely ("Thanks for watching.", −1.03;
+    /// a missed "End quote." read there: −0.45), and a rest is only read in case the first reading ended early.
+    private func rest(of samples: ArraySlice<Float>, from: Int, as decoding: SpeechRecognizer.Decoding) throws -> Window {
+        var reading = try decode(samples.dropFirst(from), as: decoding, padding: Self.paddingSamples(timestamps: true))
+        if Self.likelihood(reading) < decoding.logProbThreshold { reading.segments = [] }
+        return reading
+    }
 
     /// How likely a reading of a window's rest is: its average log-probability per token (nothing read: none).
     static func likelihood(_ window: Window) -> Double {
@@ -150,6 +179,7 @@ final class WhisperDecoder: @unchecked Sendable {
             return Window(segments: [], language: language, languageProbability: languageProbability)  // silence
         }
         var segments = segments(of: attempt, windowSeconds: seconds)
+        let readUntil = segments.last.map { $0.end < seconds ? $0.end : 0 } ?? 0
         // Word times also time the segments: Whisper's timestamp tokens give a segment the pause before it
         // (its start is the previous segment's end), while the words are placed on the sound. So windows with
         // timestamps are always aligned, and the words dropped afterwards when they were not asked for (after the
@@ -165,7 +195,7 @@ final class WhisperDecoder: @unchecked Sendable {
                 }
             }
         }
-        return Window(segments: segments, language: language, languageProbability: languageProbability)
+        return Window(segments: segments, language: language, languageProbability: languageProbability, readUntil: readUntil)
     }
 
     // MARK: - decoding
