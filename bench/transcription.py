@@ -47,15 +47,16 @@ def read_audio(path):
 
 
 def noisy_copies(speech, files, snrs, home):
-    """The files mixed with ESC-10 backgrounds at the given SNRs (dB), built once; (folder, files)."""
+    """The files mixed with ESC-10 backgrounds at the given SNRs (dB), built once: their paths."""
     folder = os.path.join(home, "bench", "noisy-speech-" + "-".join(f"{x:g}" for x in snrs))
     out = [os.path.join(folder, os.path.basename(f)) for f in files]
     done = os.path.join(folder, "built")
     if os.path.exists(done):
-        return folder, out
+        return out
     esc = os.path.join(os.path.dirname(speech), "esc10")
     if not os.path.isdir(esc):
-        sys.exit("--noise needs ../shared/data/esc10 for its background sounds")
+        sys.exit(f"--noise mixes in ESC-10's background sounds, which are not at {esc}: put the evaluation data there "
+                 "(or set EARSHOT_DATA to its folder), or run without --noise")
     os.makedirs(folder, exist_ok=True)
     rng = random.Random(19)
     clips = {kind: sorted(os.path.join(esc, kind, f) for f in os.listdir(os.path.join(esc, kind))) for kind in BACKGROUNDS}
@@ -71,7 +72,7 @@ def noisy_copies(speech, files, snrs, home):
                        input=mixed.astype(np.float32).tobytes(), check=True)
     shutil.copy(os.path.join(speech, "transcripts.tsv"), os.path.join(folder, "transcripts.tsv"))
     open(done, "w").close()
-    return folder, out
+    return out
 
 
 def timed(cmd):
@@ -106,7 +107,7 @@ def main():
     refs = os.path.join(speech, "transcripts.tsv")
     files = sorted(os.path.join(speech, f) for f in os.listdir(speech) if f.endswith(".flac"))
     if args.noise:
-        _, files = noisy_copies(speech, files, [float(x) for x in args.noise.split(",")], home)
+        files = noisy_copies(speech, files, [float(x) for x in args.noise.split(",")], home)
     os.makedirs(args.out, exist_ok=True)
     rows = []
     runs = [(m, 1) for m in args.models.split(",") if m] + [(m, 5) for m in args.beam_models.split(",") if m]
