@@ -42,10 +42,11 @@ final class SpeechSegmenterTests: XCTestCase {
         samples += TestAudio.silence(seconds: 120) + sentences
         let detector = try VoiceActivityDetector()
 
-        // the reference: every region over the whole recording first, in the detector's half-second steps
+        // the reference: every region over the whole recording first, a detector window at a time
         var regions: [SpeechRegion] = []
-        for start in stride(from: 0, to: samples.count, by: rate / 2) {
-            regions += detector.accept(samples[start..<min(samples.count, start + rate / 2)])
+        let step = VoiceActivityDetector.window
+        for start in stride(from: 0, to: samples.count, by: step) {
+            regions += detector.accept(samples[start..<min(samples.count, start + step)])
         }
         regions += detector.flush()
         let tight = regions.compactMap { SpeechSegmenter.trimQuiet($0, audio: samples[$0.start..<$0.end], sampleRate: rate) }

@@ -106,6 +106,13 @@ final class WhisperFloatReferenceTests: XCTestCase {
         encoder.outputFormatting = .sortedKeys
         key += try encoder.encode(Transcriber.Configuration(model: model).decoding)
         for item in items { item.audio.samples.withUnsafeBytes { key.append(contentsOf: $0) } }
+        // and where the file segmenter cuts them (how the detector was fed once moved every region's start)
+        let detector = try VoiceActivityDetector(settings: .files, store: store)
+        for item in items {
+            for piece in SpeechSegmenter.windows.pieces(of: item.audio, detector: detector) {
+                key += Data("\(piece.speech.start) \(piece.speech.end) \(piece.read.start) \(piece.read.end);".utf8)
+            }
+        }
         let folder = store.home.appendingPathComponent("reference/transcripts")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder.appendingPathComponent("whisper-\(model.rawValue)-\(SHA256.hex(key).prefix(16)).json")

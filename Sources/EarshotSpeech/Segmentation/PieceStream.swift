@@ -14,8 +14,11 @@ final class PieceStream {
     private let detector: VoiceActivityDetector
     private let rate: Int
     private var history = AudioHistory(keep: nil)
-    /// Samples not yet given to the detector: it is fed in steps of exactly half a second, wherever the
-    /// blocks happen to end, so its regions do not depend on how the recording was read.
+    /// Samples not yet given to the detector: it is fed one window of its own at a time (`VoiceActivityDetector.window`),
+    /// wherever the blocks happen to end, so its regions do not depend on how the recording was read. sherpa-onnx
+    /// judges the windows of one call together and dates a region that begins in a call from the call's end: fed
+    /// half a second at a time, regions began up to 0.45 s after the speech, and a short word said alone could end
+    /// before its region began (trimmed to its sound, such a region of silence was dropped with the word).
     private var unheard: [Float] = []
     private var heard = 0
     /// Where the detector last said no speech was going on. A region it reports later starts after this
@@ -44,7 +47,7 @@ final class PieceStream {
     func append(_ block: [Float]) -> [Ready] {
         history.append(block)
         unheard += block
-        let step = rate / 2
+        let step = VoiceActivityDetector.window
         var offset = 0
         while unheard.count - offset >= step {
             take(detector.accept(unheard[offset..<(offset + step)]))

@@ -31,6 +31,9 @@ public final class VoiceActivityDetector {
         }()
     }
 
+    /// Samples silero reads per step (32 ms at 16 kHz): feeding one at a time dates each region to its window.
+    public static let window = 512
+
     private let vad: OpaquePointer
     private let sampleRate = SpeechRecognizer.sampleRate
 
@@ -42,7 +45,7 @@ public final class VoiceActivityDetector {
         config.silero_vad.min_silence_duration = settings.minSilence
         config.silero_vad.min_speech_duration = settings.minSpeech
         config.silero_vad.max_speech_duration = settings.maxSpeech
-        config.silero_vad.window_size = 512
+        config.silero_vad.window_size = Int32(Self.window)
         config.sample_rate = Int32(sampleRate)
         config.num_threads = 1
         config.provider = strings("cpu")

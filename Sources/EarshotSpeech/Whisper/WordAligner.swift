@@ -55,8 +55,9 @@ struct WordAligner {
             boundary = end
         }
         let merged = mergePunctuation(Array(zip(timed, words.prefix(timed.count))))
-        let refined = Self.startAtOwnSound(onsets.refine(merged.map(\.0)), rows: merged.map { $0.1.firstToken..<($0.1.firstToken + $0.1.tokens.count) },
-                                           matrix: matrix, onsets: onsets)
+        let rows = merged.map { $0.1.firstToken..<($0.1.firstToken + $0.1.tokens.count) }
+        let spans = Self.endAtOwnSound(merged.map(\.0), rows: rows, matrix: matrix, onsets: onsets)
+        let refined = Self.startAtOwnSound(onsets.refine(spans), rows: rows, matrix: matrix, onsets: onsets)
         // each segment takes the words whose first token is among its tokens
         var first = 0
         var cursor = 0
@@ -79,31 +80,64 @@ struct WordAligner {
     /// (that is where the left-out word's sound goes). On the word-timing set 7 of tiny.en's 10 noisy starts more than
     /// 250 ms off were such words; on natural speech it moves about one word in 700 (BENCHMARKS.md).
     static func startAtOwnSound(_ words: [TranscriptWord], rows: [Range<Int>], matrix: [[Float]], onsets: AudioOnsets) -> [TranscriptWord] {
-        let columns = matrix.first?.count ?? 0
-        func column(_ seconds: Double) -> Int { min(columns, max(0, Int((seconds / WhisperSpec.timestampStep).rounded()))) }
         var out = words
-        for (i, (word, rows)) in zip(words, rows).enumerated() where !rows.isEmpty && rows.upperBound <= matrix.count {
-            let stretches = onsets.soundStretches(from: word.start, to: word.end, pausesOf: ownSoundPause)
-            guard stretches.count > 1 else { continue }
-            // the mean of the word's rows over the stretch's 20 ms columns
-            func attention(_ stretch: Range<Double>) -> Float {
-                let span = column(stretch.lowerBound)..<max(column(stretch.lowerBound) + 1, column(stretch.upperBound))
-                guard span.upperBound <= columns else { return -.infinity }
-                var sum: Float = 0
-                for r in rows { for c in span { sum += matrix[r][c] } }
-                return sum / Float(rows.count * span.count)
-            }
-            let scores = stretches.map(attention)
-            let best = scores.indices.max { scores[$0] < scores[$1] }!
-            if best > 0 { out[i].start = stretches[best].lowerBound }
+        for (i, (word, rows)) in zip(words, rows).enumerated() {
+            guard let own = ownStretch(of: word, rows: rows, matrix: matrix, onsets: onsets, pausesOf: ownSoundPause),
+                  own.index > 0 else { continue }
+            out[i].start = own.stretch.lowerBound
         }
         return out
+    }
+
+    /// A word whose span holds a pause of at least `unreadPause` (longer than any pause inside a word) with sound on
+    /// both sides ends at the stretch of sound its own tokens attend to most, where that comes before the pause, and the
+    /// next word starts there; done before the boundaries are matched to the pauses, so the pause goes to the boundary
+    /// after the word. Two ways the
+    /// path runs a word over the next sentence's pause:
+    /// - The path must end at the window's last column, so the last word takes all the audio after it. Where Whisper
+    ///   left out a window's last sentence, "lake." ran 3 s, over a 1.6 s pause and the whole sentence; ended at its
+    ///   own sound, that sentence is sound after the window's text, which the decoder reads again.
+    /// - Where Whisper closed a segment inside the next sentence's first word, the path ran "dark." over the pause into
+    ///   "Fresh"; the pause then went to the boundary before "dark.", which was timed on the sound of "Fresh".
+    static func endAtOwnSound(_ words: [TranscriptWord], rows: [Range<Int>], matrix: [[Float]], onsets: AudioOnsets) -> [TranscriptWord] {
+        var out = words
+        for (i, (word, rows)) in zip(words, rows).enumerated() {
+            guard let own = ownStretch(of: word, rows: rows, matrix: matrix, onsets: onsets, pausesOf: unreadPause),
+                  own.stretch.upperBound < word.end else { continue }
+            out[i].end = max(word.start, own.stretch.upperBound)
+            if i + 1 < out.count { out[i + 1].start = out[i].end }  // the spans stay contiguous, as the path left them
+        }
+        return out
+    }
+
+    /// The stretches of sound in `word`'s span between pauses of at least `pausesOf` seconds, and which of them its
+    /// tokens (`rows` of `matrix`) attend to most (the mean over its 20 ms columns); nil where the span holds no such
+    /// pause.
+    private static func ownStretch(of word: TranscriptWord, rows: Range<Int>, matrix: [[Float]], onsets: AudioOnsets,
+                                   pausesOf shortest: Double) -> (stretch: Range<Double>, index: Int)? {
+        guard !rows.isEmpty, rows.upperBound <= matrix.count else { return nil }
+        let stretches = onsets.soundStretches(from: word.start, to: word.end, pausesOf: shortest)
+        guard stretches.count > 1 else { return nil }
+        let columns = matrix.first?.count ?? 0
+        func column(_ seconds: Double) -> Int { min(columns, max(0, Int((seconds / WhisperSpec.timestampStep).rounded()))) }
+        func attention(_ stretch: Range<Double>) -> Float {
+            let span = column(stretch.lowerBound)..<max(column(stretch.lowerBound) + 1, column(stretch.upperBound))
+            guard span.upperBound <= columns else { return -.infinity }
+            var sum: Float = 0
+            for r in rows { for c in span { sum += matrix[r][c] } }
+            return sum / Float(rows.count * span.count)
+        }
+        let scores = stretches.map(attention)
+        let best = scores.indices.max { scores[$0] < scores[$1] }!
+        return (stretches[best], best)
     }
 
     /// The shortest pause inside a word that `startAtOwnSound` reads as two words' sounds: longer than a stop
     /// consonant's closure or a weak fricative lost in noise (with 0.1 s, "plastic" and "after" in the noisy set
     /// started at their second syllable).
     static let ownSoundPause = 0.2
+    /// The shortest pause inside a word's span that `endAtOwnSound` reads as the pause after it.
+    static let unreadPause = 0.5
 
     /// [row][column]: the alignment heads' attention, softmax over the audio columns, normalised over the rows
     /// per head, median-filtered along time, averaged over heads; rows restricted to `rows`.
