@@ -42,14 +42,17 @@ final class SpeechSegmenterTests: XCTestCase {
         samples += TestAudio.silence(seconds: 120) + sentences
         let detector = try VoiceActivityDetector()
 
-        // the reference: every region over the whole recording first, a detector window at a time
+        // the reference: every region over the whole recording first, a detector window at a time, with half a
+        // second of silence before and after it
+        let step = VoiceActivityDetector.window, margin = PieceStream.marginWindows * step
+        let heard = [Float](repeating: 0, count: margin) + samples + [Float](repeating: 0, count: margin + step)
         var regions: [SpeechRegion] = []
-        let step = VoiceActivityDetector.window
-        for start in stride(from: 0, to: samples.count, by: step) {
-            regions += detector.accept(samples[start..<min(samples.count, start + step)])
+        for start in stride(from: 0, to: heard.count - step, by: step) {
+            regions += detector.accept(heard[start..<(start + step)])
         }
         regions += detector.flush()
-        let tight = regions.compactMap { SpeechSegmenter.trimQuiet($0, audio: samples[$0.start..<$0.end], sampleRate: rate) }
+        let tight = regions.map { SpeechRegion(start: max(0, $0.start - margin), end: min(samples.count, $0.end - margin)) }
+            .compactMap { SpeechSegmenter.trimQuiet($0, audio: samples[$0.start..<$0.end], sampleRate: rate) }
         let expected = SpeechSegmenter().pieces(from: tight, sampleRate: rate, totalSamples: samples.count)
 
         let stream = PieceStream(segmenter: SpeechSegmenter(), detector: detector, sampleRate: rate)

@@ -36,7 +36,15 @@ final class PieceStream {
         rate = sampleRate
         reach = 3 * sampleRate / 2
         detector.reset()
+        for _ in 0..<Self.marginWindows { _ = detector.accept(Self.quiet[...]) }
     }
+
+    /// Windows of silence the detector hears before and after the recording (half a second): silero starts from an
+    /// empty state and judges each window with what came before, so a word at the very start of a file, or one
+    /// ending with it, was often not heard at all (a lone digit said in 0.3–0.7 s).
+    static let marginWindows = 16
+    private static let quiet = [Float](repeating: 0, count: VoiceActivityDetector.window)
+    private var margin: Int { Self.marginWindows * VoiceActivityDetector.window }
 
     /// Samples of the recording so far.
     var length: Int { history.end }
@@ -71,9 +79,12 @@ final class PieceStream {
 
     /// Ends the recording: the pieces still held.
     func finish() -> [Ready] {
-        if !unheard.isEmpty { take(detector.accept(unheard[...])) }
+        if !unheard.isEmpty {
+            take(detector.accept((unheard + Self.quiet.dropLast(unheard.count))[...]))
+        }
         heard += unheard.count
         unheard = []
+        for _ in 0..<Self.marginWindows { take(detector.accept(Self.quiet[...])) }
         take(detector.flush())
         detector.reset()
         if let region = open { decided.append(region) }
@@ -83,8 +94,10 @@ final class PieceStream {
 
     /// Regions the detector closed: trimmed to their sound, then merged into `open` or starting a new one.
     private func take(_ regions: [SpeechRegion]) {
-        for heard in regions {
-            guard let region = SpeechSegmenter.trimQuiet(heard, audio: history.samples(from: heard.start, to: heard.end),
+        for said in regions {
+            // the detector's samples count the margin before the recording
+            let heard = SpeechRegion(start: max(0, said.start - margin), end: min(history.end, said.end - margin))
+            guard heard.end > heard.start, let region = SpeechSegmenter.trimQuiet(heard, audio: history.samples(from: heard.start, to: heard.end),
                                                          sampleRate: rate) else { continue }
             if let last = open, segmenter.joins(region, last, sampleRate: rate) {
                 open!.end = max(last.end, region.end)
