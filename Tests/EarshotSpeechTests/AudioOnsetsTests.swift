@@ -56,35 +56,58 @@ final class AudioOnsetsTests: XCTestCase {
         XCTAssertEqual(whole[0].start, 0.5, "a short pause is inside the word")
     }
 
-    /// The path ran "dark." (said 0.6–1.0 s) over a 1.6 s pause into the next sentence's first word (from 2.6 s), as it
-    /// does where Whisper closed a segment inside that word: where the word's tokens attend to its own sound before the
-    /// pause, it ends there and the next word starts there, so the pause goes to the boundary between them; the last
-    /// word of a window, which the path stretches to the window's end, the same. Where they attend to the sound after
-    /// the pause, or the pause is shorter than `unreadPause`, nothing moves.
-    func testAWordRunOverALongPauseEndsAtTheSoundItsTokensAttendTo() {
-        let onsets = AudioOnsets(audio([(0.2, false), (0.4, true), (0.4, true), (1.6, false), (0.6, true), (0.3, false)]))
+    /// The path ran "dark." (said 0.6–1.0 s) over a 1.6 s pause into the next sentence's first word "Fresh" (from 2.6 s),
+    /// as it does where Whisper closed a segment inside that word. Where the sound after the pause draws more of the
+    /// next word's attention than of its own, the word ends at the pause and the next word starts there, so the pause
+    /// goes to the boundary between them; where its own tokens attend to it more, or the pause is shorter than
+    /// `unreadPause`, nothing moves.
+    func testAWordRunOverALongPauseIntoTheNextWordEndsBeforeIt() {
+        let onsets = AudioOnsets(audio([(0.2, false), (0.8, true), (1.6, false), (0.6, true), (0.3, false)]))
         let words = [TranscriptWord(word: " was", start: 0.2, end: 0.6, probability: 0.9),
                      TranscriptWord(word: " dark.", start: 0.6, end: 2.95, probability: 0.9),
                      TranscriptWord(word: " Fresh", start: 2.95, end: 3.2, probability: 0.9)]
-        // one token row per word over 175 columns of 20 ms; "dark." attends to 0.6–1.0 s, or to 2.6–2.95 s
-        func matrix(dark range: Range<Double>) -> [[Float]] {
-            [0.2..<0.6, range, 2.95..<3.2].map { r in (0..<175).map { r.contains(Double($0) * 0.02) ? 1 : 0 } }
+        // one token row per word over 175 columns of 20 ms
+        func matrix(_ ranges: [Range<Double>]) -> [[Float]] {
+            ranges.map { r in (0..<175).map { r.contains(Double($0) * 0.02) ? 1 : 0 } }
         }
-        let own = WordAligner.endAtOwnSound(words, rows: [0..<1, 1..<2, 2..<3], matrix: matrix(dark: 0.6..<1.0), onsets: onsets)
-        XCTAssertEqual(own[1].end, 1.0, accuracy: 0.02, "the word ends with its own sound")
+        let rows = [0..<1, 1..<2, 2..<3]
+        let own = WordAligner.endAtOwnSound(words, rows: rows, matrix: matrix([0.2..<0.6, 0.6..<1.0, 2.6..<3.2]), onsets: onsets)
+        XCTAssertEqual(own[1].end, 1.0, accuracy: 0.02, "the word ends where the pause begins")
         XCTAssertEqual(own[2].start, own[1].end, "the next word starts where it ends")
         let refined = onsets.refine(own)
         XCTAssertEqual(refined[1].start, 0.6, accuracy: 0.02)
         XCTAssertEqual(refined[1].end, 1.0, accuracy: 0.02)
         XCTAssertEqual(refined[2].start, 2.6, accuracy: 0.02, "the pause went to the boundary after the word")
-        let last = WordAligner.endAtOwnSound(Array(words.prefix(2)), rows: [0..<1, 1..<2], matrix: matrix(dark: 0.6..<1.0), onsets: onsets)
-        XCTAssertEqual(last[1].end, 1.0, accuracy: 0.02, "a window's last word, stretched to its end, the same")
-        let after = WordAligner.endAtOwnSound(words, rows: [0..<1, 1..<2, 2..<3], matrix: matrix(dark: 2.6..<2.95), onsets: onsets)
-        XCTAssertEqual(after.map(\.end), words.map(\.end), "its tokens attend to the sound after the pause")
+        let ownSound = WordAligner.endAtOwnSound(words, rows: rows, matrix: matrix([0.2..<0.6, 0.6..<2.95, 2.95..<3.2]), onsets: onsets)
+        XCTAssertEqual(ownSound, words, "its own tokens attend to the sound after the pause more")
         let short = AudioOnsets(audio([(0.2, false), (0.8, true), (0.3, false), (0.6, true), (0.3, false)]))
-        let unmoved = WordAligner.endAtOwnSound([TranscriptWord(word: " dark.", start: 0.2, end: 1.9, probability: 0.9)], rows: [0..<1],
-                                                matrix: [(0..<100).map { (0.2..<1.0).contains(Double($0) * 0.02) ? 1 : 0 }], onsets: short)
-        XCTAssertEqual(unmoved[0].end, 1.9, "a pause under unreadPause splits nothing")
+        let closeWords = [TranscriptWord(word: " was", start: 0.2, end: 0.6, probability: 0.9),
+                          TranscriptWord(word: " dark.", start: 0.6, end: 1.6, probability: 0.9),
+                          TranscriptWord(word: " Fresh", start: 1.6, end: 1.9, probability: 0.9)]
+        let unmoved = WordAligner.endAtOwnSound(closeWords, rows: rows, matrix: matrix([0.2..<0.6, 0.6..<1.0, 1.3..<1.9]), onsets: short)
+        XCTAssertEqual(unmoved, closeWords, "a pause under unreadPause splits nothing")
+    }
+
+    /// The path must end at the window's last column, so the last word takes the audio after it: where Whisper left out
+    /// a window's last sentence, "lake." (0.6–1.0 s) ran over a 1.6 s pause and the 1.5 s sentence after it. It ends at
+    /// its own sound, so the decoder reads the sentence again; not where the sound after the pause could be one word
+    /// (its own, after a pause: sentences said a word at a time), nor where its tokens attend to that sound.
+    func testAWindowsLastWordRunOverALeftOutSentenceEndsAtItsOwnSound() {
+        let onsets = AudioOnsets(audio([(0.2, false), (0.8, true), (1.6, false), (1.5, true), (0.3, false)]))
+        let lake = [TranscriptWord(word: " quiet", start: 0.2, end: 0.6, probability: 0.9),
+                    TranscriptWord(word: " lake.", start: 0.6, end: 4.1, probability: 0.9)]
+        func matrix(_ ranges: [Range<Double>]) -> [[Float]] {
+            ranges.map { r in (0..<205).map { r.contains(Double($0) * 0.02) ? 1 : 0 } }
+        }
+        let own = WordAligner.endAtOwnSound(lake, rows: [0..<1, 1..<2], matrix: matrix([0.2..<0.6, 0.6..<1.0]), onsets: onsets)
+        XCTAssertEqual(own[1].end, 1.0, accuracy: 0.02)
+        let attended = WordAligner.endAtOwnSound(lake, rows: [0..<1, 1..<2], matrix: matrix([0.2..<0.6, 2.6..<4.1]), onsets: onsets)
+        XCTAssertEqual(attended, lake, "its tokens attend to the sound after the pause")
+        let word = AudioOnsets(audio([(0.2, false), (0.8, true), (0.7, false), (0.5, true), (0.3, false)]))
+        let bags = [TranscriptWord(word: " red", start: 0.2, end: 0.98, probability: 0.9),
+                    TranscriptWord(word: " bags.", start: 0.98, end: 2.2, probability: 0.9)]
+        let kept = WordAligner.endAtOwnSound(bags, rows: [0..<1, 1..<2], matrix: matrix([0.2..<0.98, 0.98..<1.0]), onsets: word)
+        XCTAssertEqual(kept, bags, "the sound after the pause could be the word itself")
     }
 
     /// A segment closed 0.5 s into the sound after a 1.6 s pause (Whisper read "…two weeks." on into the next sentence):

@@ -36,6 +36,12 @@ struct AudioOnsets {
         return first < loud.count ? Double(soundBefore[loud.count] - soundBefore[first]) * Self.frameSeconds : 0
     }
 
+    /// Seconds of sound from `start` to `end`.
+    func loudSeconds(from start: Double, to end: Double) -> Double {
+        let (a, b) = (frame(start), frame(end))
+        return a < b ? Double(soundBefore[b] - soundBefore[a]) * Self.frameSeconds : 0
+    }
+
     /// The shortest pause taken for one between words (a stop consonant's closure inside a word is shorter).
     static let minimumPause = 0.1
     /// Sound (10 ms frames) that two quiet stretches must have between them to be two pauses (less is a click).

@@ -89,45 +89,65 @@ struct WordAligner {
         return out
     }
 
-    /// A word whose span holds a pause of at least `unreadPause` (longer than any pause inside a word) with sound on
-    /// both sides ends at the stretch of sound its own tokens attend to most, where that comes before the pause, and the
-    /// next word starts there; done before the boundaries are matched to the pauses, so the pause goes to the boundary
-    /// after the word. Two ways the
-    /// path runs a word over the next sentence's pause:
-    /// - The path must end at the window's last column, so the last word takes all the audio after it. Where Whisper
-    ///   left out a window's last sentence, "lake." ran 3 s, over a 1.6 s pause and the whole sentence; ended at its
-    ///   own sound, that sentence is sound after the window's text, which the decoder reads again.
+    /// A word whose span runs over a pause of at least `unreadPause` (longer than any pause inside a word) into sound
+    /// that is not its own ends where that pause begins, and the next word starts there; done before the boundaries
+    /// are matched to the pauses, so the pause goes to the boundary after the word. Two ways the path does this:
     /// - Where Whisper closed a segment inside the next sentence's first word, the path ran "dark." over the pause into
-    ///   "Fresh"; the pause then went to the boundary before "dark.", which was timed on the sound of "Fresh".
+    ///   "Fresh"; the pause then went to the boundary before "dark.", which was timed on the sound of "Fresh". The
+    ///   sound after the pause is not the word's own where the next word's tokens attend to it more than its own do.
+    /// - The path must end at the window's last column, so the last word takes all the audio after it. Where Whisper
+    ///   left out a window's last sentence, "lake." ran 3 s, over a 1.6 s pause and the whole sentence. The sound after
+    ///   the pause is not the word's own where it lasts longer than a word (`longerThanAWord`) and the word's tokens
+    ///   attend more to the sound before (of at least `shortestWord`); ended there, that sentence is sound after the
+    ///   window's text, which the decoder reads again.
+    /// In sentences said a word at a time (pauses up to 0.9 s), a word's own tokens often attend most to the last
+    /// 10–30 ms of the word before it, which is why neither test is the word's own attention alone.
     static func endAtOwnSound(_ words: [TranscriptWord], rows: [Range<Int>], matrix: [[Float]], onsets: AudioOnsets) -> [TranscriptWord] {
         var out = words
-        for (i, (word, rows)) in zip(words, rows).enumerated() {
-            guard let own = ownStretch(of: word, rows: rows, matrix: matrix, onsets: onsets, pausesOf: unreadPause),
-                  own.stretch.upperBound < word.end else { continue }
-            out[i].end = max(word.start, own.stretch.upperBound)
+        for i in words.indices where !rows[i].isEmpty && rows[i].upperBound <= matrix.count {
+            let stretches = onsets.soundStretches(from: words[i].start, to: words[i].end, pausesOf: unreadPause)
+            guard stretches.count > 1, let after = stretches.last else { continue }
+            let before = stretches[stretches.count - 2]
+            let notOwn: Bool
+            if i + 1 < words.count {
+                notOwn = !rows[i + 1].isEmpty && rows[i + 1].upperBound <= matrix.count
+                    && attention(of: rows[i + 1], over: after, in: matrix) > attention(of: rows[i], over: after, in: matrix)
+            } else {
+                notOwn = onsets.loudSeconds(from: after.lowerBound, to: after.upperBound) > longerThanAWord
+                    && onsets.loudSeconds(from: before.lowerBound, to: before.upperBound) >= shortestWord
+                    && attention(of: rows[i], over: before, in: matrix) > attention(of: rows[i], over: after, in: matrix)
+            }
+            guard notOwn else { continue }
+            out[i].end = max(words[i].start, before.upperBound)
             if i + 1 < out.count { out[i + 1].start = out[i].end }  // the spans stay contiguous, as the path left them
         }
         return out
     }
 
+    /// Sound after a pause in the window's last word that is more than that word (`endAtOwnSound`), and the least a
+    /// word's own sound holds.
+    static let longerThanAWord = 1.0
+    static let shortestWord = 0.1
+
+    /// The mean of `rows` of the alignment matrix over the 20 ms columns of `stretch` (seconds).
+    static func attention(of rows: Range<Int>, over stretch: Range<Double>, in matrix: [[Float]]) -> Float {
+        let columns = matrix.first?.count ?? 0
+        func column(_ seconds: Double) -> Int { min(columns, max(0, Int((seconds / WhisperSpec.timestampStep).rounded()))) }
+        let span = column(stretch.lowerBound)..<max(column(stretch.lowerBound) + 1, column(stretch.upperBound))
+        guard span.upperBound <= columns, !rows.isEmpty else { return -.infinity }
+        var sum: Float = 0
+        for r in rows { for c in span { sum += matrix[r][c] } }
+        return sum / Float(rows.count * span.count)
+    }
+
     /// The stretches of sound in `word`'s span between pauses of at least `pausesOf` seconds, and which of them its
-    /// tokens (`rows` of `matrix`) attend to most (the mean over its 20 ms columns); nil where the span holds no such
-    /// pause.
+    /// tokens (`rows` of `matrix`) attend to most; nil where the span holds no such pause.
     private static func ownStretch(of word: TranscriptWord, rows: Range<Int>, matrix: [[Float]], onsets: AudioOnsets,
                                    pausesOf shortest: Double) -> (stretch: Range<Double>, index: Int)? {
         guard !rows.isEmpty, rows.upperBound <= matrix.count else { return nil }
         let stretches = onsets.soundStretches(from: word.start, to: word.end, pausesOf: shortest)
         guard stretches.count > 1 else { return nil }
-        let columns = matrix.first?.count ?? 0
-        func column(_ seconds: Double) -> Int { min(columns, max(0, Int((seconds / WhisperSpec.timestampStep).rounded()))) }
-        func attention(_ stretch: Range<Double>) -> Float {
-            let span = column(stretch.lowerBound)..<max(column(stretch.lowerBound) + 1, column(stretch.upperBound))
-            guard span.upperBound <= columns else { return -.infinity }
-            var sum: Float = 0
-            for r in rows { for c in span { sum += matrix[r][c] } }
-            return sum / Float(rows.count * span.count)
-        }
-        let scores = stretches.map(attention)
+        let scores = stretches.map { attention(of: rows, over: $0, in: matrix) }
         let best = scores.indices.max { scores[$0] < scores[$1] }!
         return (stretches[best], best)
     }
