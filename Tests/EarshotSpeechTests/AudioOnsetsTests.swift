@@ -110,6 +110,19 @@ final class AudioOnsetsTests: XCTestCase {
         XCTAssertEqual(kept, bags, "the sound after the pause could be the word itself")
     }
 
+    /// The pause before a word that the matching started at its end ("the" after "Longman," and 0.94 s of quiet), which
+    /// a window's rest is read from where the last word holds more sound than a word; none where the word runs on
+    /// from the one before, nor for the quiet at the window's start.
+    func testThePauseBeforeAWordIsTheOneEndingWhereItStarts() throws {
+        let onsets = AudioOnsets(audio([(0.3, false), (1.0, true), (0.9, false), (2.0, true), (0.3, false)]))
+        let pause = try XCTUnwrap(onsets.pause(endingAt: 2.2))
+        XCTAssertEqual(pause.lowerBound, 1.3, accuracy: 0.02)
+        XCTAssertEqual(pause.upperBound, 2.2, accuracy: 0.02)
+        XCTAssertNil(onsets.pause(endingAt: 2.6), "inside the sound")
+        XCTAssertNil(onsets.pause(endingAt: 0.3), "the window's leading quiet")
+        XCTAssertEqual(onsets.loudSeconds(from: 2.2, to: 4.2), 2.0, accuracy: 0.02)
+    }
+
     /// A segment closed 0.5 s into the sound after a 1.6 s pause (Whisper read "…two weeks." on into the next sentence):
     /// the pause before that sound is found; a segment that ends in the quiet, or holds no pause that long, has none.
     func testASegmentThatEndsInTheNextSoundFindsThePauseBeforeIt() throws {

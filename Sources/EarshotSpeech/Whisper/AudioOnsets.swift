@@ -42,6 +42,13 @@ struct AudioOnsets {
         return a < b ? Double(soundBefore[b] - soundBefore[a]) * Self.frameSeconds : 0
     }
 
+    /// The pause (seconds) that ends at `seconds`, where a word after it starts (as `refine` starts one); nil if none.
+    func pause(endingAt seconds: Double) -> Range<Double>? {
+        let f = frame(seconds)
+        return gaps.first { abs($0.upperBound - f) <= 1 && $0.lowerBound > 0 }
+            .map { Double($0.lowerBound) * Self.frameSeconds..<Double($0.upperBound) * Self.frameSeconds }
+    }
+
     /// The shortest pause taken for one between words (a stop consonant's closure inside a word is shorter).
     static let minimumPause = 0.1
     /// Sound (10 ms frames) that two quiet stretches must have between them to be two pauses (less is a click).

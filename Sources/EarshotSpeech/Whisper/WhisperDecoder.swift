@@ -94,8 +94,16 @@ final class WhisperDecoder: @unchecked Sendable {
             var end = Int(last.end * rate)
             guard end > read + WhisperFeatures.sampleRate / 2, end < samples.count else { break }
             onsets = onsets ?? AudioOnsets(samples)
-            guard onsets!.loudSeconds(after: last.end) >= Self.unreadSpeech else { break }
-            var more = try rest(of: samples, from: end, as: decoding)
+            // Where Whisper's text stops before the window's speech does with no pause long enough between (a window's
+            // last sentence cut to "…for Messer's Longman, the"), the alignment gives the last word the rest of the
+            // speech ("the" 2 s long, over "diary of Lady Willonby."): the rest is then read from the pause before it.
+            // (A pause where an earlier rest was read from is not read from again: that reading ended the same way.)
+            let overrun = last.words?.last.flatMap { word in
+                onsets!.loudSeconds(from: word.start, to: word.end) > WordAligner.longerThanAWord ? onsets!.pause(endingAt: word.start) : nil
+            }.flatMap { Int($0.lowerBound * rate) > read ? $0 : nil }
+            let unread = onsets!.loudSeconds(after: last.end) >= Self.unreadSpeech
+            guard unread || overrun != nil else { break }
+            var more = unread ? try rest(of: samples, from: end, as: decoding) : Window(segments: [], language: window.language)
             // In noise the alignment can end the last word short of its sound ("management." 5.36–5.45 s, said until
             // 5.94, Whisper's timestamp at 6.0): the rest, read from inside that word, then says it again ("…its
             // management. management."). Read from the segment's timestamp instead, a rest of noise came back as
@@ -107,7 +115,8 @@ final class WhisperDecoder: @unchecked Sendable {
             // dinner."). Where the last segment ends in sound that follows a pause inside it, the rest is also read
             // from that pause, and the likelier reading is kept (the last segment then ends where the pause begins,
             // without the words that reading holds again).
-            if let cut = onsets!.soundCut(at: last.end, after: last.start, pausesOf: Self.pauseBeforeUnreadSound) {
+            if let cut = overrun.map({ (pause: $0, sound: $0.upperBound) })
+                ?? onsets!.soundCut(at: last.end, after: last.start, pausesOf: Self.pauseBeforeUnreadSound) {
                 let from = Int(max(cut.pause.lowerBound, cut.pause.upperBound - Self.leadBeforeUnreadSound) * rate)
                 let other = try rest(of: samples, from: from, as: decoding)
                 if Self.likelihood(other) > Self.likelihood(more) {
