@@ -86,6 +86,15 @@ final class TranscribeCommandTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(words.count, 5, r.stdout)
         let starts = words.compactMap { $0["start"] as? Double }
         XCTAssertEqual(starts, starts.sorted())
+        // Whisper's own measures of each segment, under OpenAI's verbose_json names: speech, read surely
+        for segment in segments {
+            let logprob = try XCTUnwrap(segment["avg_logprob"] as? Double, "\(segment)")
+            XCTAssertGreaterThan(logprob, -1)
+            XCTAssertLessThan(logprob, 0)
+            XCTAssertLessThan(try XCTUnwrap(segment["no_speech_prob"] as? Double), 0.6)
+            XCTAssertNotNil(segment["compression_ratio"] as? Double)
+            XCTAssertEqual(segment["temperature"] as? Double, 0)
+        }
         let vtt = try CLI.run(["transcribe", "--words", "--format", "vtt", "--max-words", "3", "--highlight-words", a.path])
         XCTAssertEqual(vtt.status, 0, vtt.stderr)
         let cues = vtt.stdout.components(separatedBy: "\n\n").dropFirst().filter { !$0.isEmpty }

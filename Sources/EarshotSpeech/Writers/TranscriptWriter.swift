@@ -117,19 +117,31 @@ public struct JSONTranscriptWriter: TranscriptWriting {
     private struct Document: Encodable {
         let source: String, model: String, language: String?, duration: Double, text: String, segments: [Segment]
     }
-    /// A segment as `transcribe --json` writes it: its times, text, speaker and (when asked for) words, times and
-    /// probabilities rounded to thousandths. `earshot batch` writes the same shape.
+    /// A segment as `transcribe --json` writes it: its times, text, speaker, (when asked for) words, and Whisper's own
+    /// measures of it under OpenAI's `verbose_json` names (a low `avg_logprob` with a high `no_speech_prob` is often
+    /// a noise read as words), times and probabilities rounded to thousandths. `earshot batch` writes the same shape.
     public struct Segment: Codable, Sendable, Equatable {
         public let start: Double, end: Double, text: String, speaker: String?, words: [TranscriptWord]?
+        public var avgLogprob: Double?, noSpeechProb: Double?, compressionRatio: Double?, temperature: Double?
+
+        enum CodingKeys: String, CodingKey {
+            case start, end, text, speaker, words, temperature
+            case avgLogprob = "avg_logprob", noSpeechProb = "no_speech_prob", compressionRatio = "compression_ratio"
+        }
     }
 
     public static func segments(of t: Transcript) -> [Segment] {
         t.segments.map { s in
-            Segment(start: ms(s.start), end: ms(s.end), text: s.text, speaker: s.speaker, words: s.words?.map {
+            var segment = Segment(start: ms(s.start), end: ms(s.end), text: s.text, speaker: s.speaker, words: s.words?.map {
                 var word = TranscriptWord(word: $0.word, start: ms($0.start), end: ms($0.end), probability: ms($0.probability))
                 word.speaker = $0.speaker
                 return word
             })
+            segment.avgLogprob = s.averageLogProbability.map(ms)
+            segment.noSpeechProb = s.noSpeechProbability.map(ms)
+            segment.compressionRatio = s.compressionRatio.map(ms)
+            segment.temperature = s.temperature
+            return segment
         }
     }
 
