@@ -94,13 +94,7 @@ final class WhisperDecoder: @unchecked Sendable {
             var end = Int(last.end * rate)
             guard end > read + WhisperFeatures.sampleRate / 2, end < samples.count else { break }
             onsets = onsets ?? AudioOnsets(samples)
-            // Where Whisper's text stops before the window's speech does with no pause long enough between (a window's
-            // last sentence cut to "…for Messer's Longman, the"), the alignment gives the last word the rest of the
-            // speech ("the" 2 s long, over "diary of Lady Willonby."): the rest is then read from the pause before it.
-            // (A pause where an earlier rest was read from is not read from again: that reading ended the same way.)
-            let overrun = last.words?.last.flatMap { word in
-                onsets!.loudSeconds(from: word.start, to: word.end) > WordAligner.longerThanAWord ? onsets!.pause(endingAt: word.start) : nil
-            }.flatMap { Int($0.lowerBound * rate) > read ? $0 : nil }
+            let overrun = Self.pauseBeforeOverrun(of: last, onsets: onsets!, after: read)
             let unread = onsets!.loudSeconds(after: last.end) >= Self.unreadSpeech
             guard unread || overrun != nil else { break }
             var more = unread ? try rest(of: samples, from: end, as: decoding) : Window(segments: [], language: window.language)
@@ -135,6 +129,17 @@ final class WhisperDecoder: @unchecked Sendable {
         }
         if !decoding.words { for i in window.segments.indices { window.segments[i].words = nil } }
         return window
+    }
+
+    /// Where Whisper's text stops before the window's speech does with no pause long enough between (a window's last
+    /// sentence cut to "…for Messer's Longman, the"), the alignment gives the last word the rest of the speech ("the"
+    /// 2 s long, over "diary of Lady Willonby."): the pause before such a word, which the rest is read from. None
+    /// that begins at or before sample `read`, where an earlier rest was read from: that reading ended the same way.
+    static func pauseBeforeOverrun(of last: TranscriptSegment, onsets: AudioOnsets, after read: Int) -> Range<Double>? {
+        guard let word = last.words?.last, onsets.loudSeconds(from: word.start, to: word.end) > WordAligner.longerThanAWord,
+              let pause = onsets.pause(endingAt: word.start),
+              Int(pause.lowerBound * Double(WhisperFeatures.sampleRate)) > read else { return nil }
+        return pause
     }
 
     /// Sound left after a window's last segment that is read again (less is a breath or a click).

@@ -110,8 +110,7 @@ struct WordAligner {
             let before = stretches[stretches.count - 2]
             let notOwn: Bool
             if i + 1 < words.count {
-                notOwn = !rows[i + 1].isEmpty && rows[i + 1].upperBound <= matrix.count
-                    && attention(of: rows[i + 1], over: after, in: matrix) > attention(of: rows[i], over: after, in: matrix)
+                notOwn = attention(of: rows[i + 1], over: after, in: matrix) > attention(of: rows[i], over: after, in: matrix)
             } else {
                 notOwn = onsets.loudSeconds(from: after.lowerBound, to: after.upperBound) > longerThanAWord
                     && onsets.loudSeconds(from: before.lowerBound, to: before.upperBound) >= shortestWord
@@ -129,12 +128,13 @@ struct WordAligner {
     static let longerThanAWord = 1.0
     static let shortestWord = 0.1
 
-    /// The mean of `rows` of the alignment matrix over the 20 ms columns of `stretch` (seconds).
+    /// The mean of `rows` of the alignment matrix over the 20 ms columns of `stretch` (seconds); -infinity where they
+    /// lie outside it (a word without tokens of its own), so such a word never wins a comparison.
     static func attention(of rows: Range<Int>, over stretch: Range<Double>, in matrix: [[Float]]) -> Float {
         let columns = matrix.first?.count ?? 0
         func column(_ seconds: Double) -> Int { min(columns, max(0, Int((seconds / WhisperSpec.timestampStep).rounded()))) }
         let span = column(stretch.lowerBound)..<max(column(stretch.lowerBound) + 1, column(stretch.upperBound))
-        guard span.upperBound <= columns, !rows.isEmpty else { return -.infinity }
+        guard span.upperBound <= columns, !rows.isEmpty, rows.upperBound <= matrix.count else { return -.infinity }
         var sum: Float = 0
         for r in rows { for c in span { sum += matrix[r][c] } }
         return sum / Float(rows.count * span.count)
