@@ -44,6 +44,8 @@ python3 "$ROOT/bench/spinning.py" || status=1
 # beside the pages' own live API in the same run
 "$EARSHOT_HOME/client-venv/bin/python" "$ROOT/bench/realtime.py" || status=1
 "$VENV/bin/python" "$ROOT/bench/transcription.py" "$@" || status=1
+# live final lines against the same utterances transcribed as files, and the final lines' delay
+"$VENV/bin/python" "$ROOT/bench/live.py" || status=1
 # the same utterances under steady ESC-10 backgrounds at 2.5-17.5 dB SNR, one pass
 "$VENV/bin/python" "$ROOT/bench/transcription.py" --noise --runs 1 --out "$ROOT/bench/results/noisy" || status=1
 # word times against known boundaries (espeak-ng words joined with known pauses) and faster-whisper's word_timestamps

@@ -33,6 +33,26 @@ final class LiveTranscriberTests: XCTestCase {
         XCTAssertLessThan(partials.first!.count, partials.last!.count)
     }
 
+    /// A word said alone is one short final line. Read the quick way partials are, espeak-ng's "Quote." came back as
+    /// "quote quote quote" after 26 s of fallback temperatures (each of them looped too).
+    func testALoneWordIsOneFinalLineNotALoop() async throws {
+        let samples = TestAudio.silence(seconds: 0.5) + (try TestAudio.speech("Quote.").samples) + TestAudio.silence(seconds: 1.5)
+        let input = TestAudio.pipe(delivering: TestAudio.rawS16(samples))
+        let live = try Transcriber.shared(Transcriber.Configuration(model: .tinyEn))
+        var texts: [String] = [], finals = 0
+        for try await event in live.live(RawPCMSource(handle: input)) {
+            switch event {
+            case let .partial(text, _, _): texts.append(text)
+            case let .final(segment, _): texts.append(segment.text); finals += 1
+            }
+        }
+        XCTAssertEqual(finals, 1, "\(texts)")
+        for text in texts {
+            let words = WordErrorRate.normalize(text)
+            XCTAssertEqual(Set(words).count, words.count, "a word repeated: \(text)")
+        }
+    }
+
     /// Replayed at real speed, each sentence gets its final line once its speech has ended, with the delay
     /// measured from the arrival of its last audio (how short it is, is measured by the benchmarks: no
     /// timed assertion here, a busy machine would fail it).

@@ -49,8 +49,8 @@ extension LiveEvent: Codable {
 }
 
 /// One live stream's transcription: the VAD decides where utterances end; while one is going on the audio
-/// so far is re-read about once a second (by audio time, so a fast pipe gets partials too). Run by
-/// `Transcriber.live`, which owns the recognizer.
+/// so far is re-read about once a second (by audio time, so a fast pipe gets partials too), and when it ends it is
+/// read once more, as a file's window is, for the final line. Run by `Transcriber.live`, which owns the recognizer.
 public struct LiveTranscription {
     /// How often partial text comes, and how far back it reaches.
     public struct Settings: Sendable, Codable, Equatable {
@@ -67,7 +67,9 @@ public struct LiveTranscription {
     let settings: Settings
     let detector: VoiceActivityDetector
 
-    func run(_ source: any AudioSource, recognizer: SpeechRecognizer, decoding: SpeechRecognizer.Decoding, isolation: isolated (any Actor)? = #isolation,
+    /// `partials` decodes the text while speech goes on (quick), `finals` each utterance once it has ended.
+    func run(_ source: any AudioSource, recognizer: SpeechRecognizer, partials: SpeechRecognizer.Decoding,
+             finals: SpeechRecognizer.Decoding, isolation: isolated (any Actor)? = #isolation,
              emit: (LiveEvent) -> Void) async throws {
         let rate = SpeechRecognizer.sampleRate
         let segmenter = SpeechSegmenter()
@@ -83,7 +85,7 @@ public struct LiveTranscription {
                                                              sampleRate: rate) else { continue }
                 let range = segmenter.readRange(of: region, sampleRate: rate, totalSamples: history.end)
                 let read = history.samples(from: range.start, to: range.end)
-                let text = try recognizer.recognize(read, as: decoding)
+                let text = try recognizer.recognize(read, as: finals)
                 let delay = Date().timeIntervalSince(history.arrival(of: region.end - 1))
                 if !text.isEmpty {
                     emit(.final(segment: TranscriptSegment(start: Double(region.start) / Double(rate),
@@ -104,8 +106,8 @@ public struct LiveTranscription {
                 nextPartial = now + Int(settings.partialInterval * Double(rate)) / 2
             }
             if now >= nextPartial, let start = speechStart {
-                let text = try recognizer.recognize(history.samples(from: start, to: now), as: decoding)
-                if !text.isEmpty {
+                let text = try recognizer.recognize(history.samples(from: start, to: now), as: partials)
+                if !text.isEmpty && !RepetitionCheck.looksLikeALoop(text) {
                     emit(.partial(text: text, start: Double(start) / Double(rate), end: Double(now) / Double(rate)))
                 }
                 nextPartial = history.end + Int(settings.partialInterval * Double(rate))

@@ -14,13 +14,6 @@ final class PieceStream {
     private let detector: VoiceActivityDetector
     private let rate: Int
     private var history = AudioHistory(keep: nil)
-    /// Samples not yet given to the detector: it is fed one window of its own at a time (`VoiceActivityDetector.window`),
-    /// wherever the blocks happen to end, so its regions do not depend on how the recording was read. sherpa-onnx
-    /// judges the windows of one call together and dates a region that begins in a call from the call's end: fed
-    /// half a second at a time, regions began up to 0.45 s after the speech, and a short word said alone could end
-    /// before its region began (trimmed to its sound, such a region of silence was dropped with the word).
-    private var unheard: [Float] = []
-    private var heard = 0
     /// Where the detector last said no speech was going on. A region it reports later starts after this
     /// (less the ~0.3 s it reaches back when speech begins; `reach` allows more).
     private var lastQuiet = 0
@@ -49,21 +42,14 @@ final class PieceStream {
     /// Samples of the recording so far.
     var length: Int { history.end }
     /// Samples held now (at most about a minute, however long the recording).
-    var samplesHeld: Int { history.count + unheard.count }
+    var samplesHeld: Int { history.count }
 
     /// Adds the next block; returns the pieces it completed, in order.
     func append(_ block: [Float]) -> [Ready] {
         history.append(block)
-        unheard += block
-        let step = VoiceActivityDetector.window
-        var offset = 0
-        while unheard.count - offset >= step {
-            take(detector.accept(unheard[offset..<(offset + step)]))
-            offset += step
-            heard += step
-            if !detector.isSpeaking { lastQuiet = heard }
-        }
-        unheard.removeFirst(offset)
+        take(detector.accept(block[...]) { [self] speaking in
+            if !speaking { lastQuiet = detector.heard - margin }
+        })
         // a region is decided once no later one can join it: too long a pause, or too long a window already
         if let region = open, Double(lastQuiet - reach - region.end) / Double(rate) > segmenter.mergeGap
             || Double(lastQuiet - reach - region.start) / Double(rate) > segmenter.mergeLimit {
@@ -79,11 +65,6 @@ final class PieceStream {
 
     /// Ends the recording: the pieces still held.
     func finish() -> [Ready] {
-        if !unheard.isEmpty {
-            take(detector.accept((unheard + Self.quiet.dropLast(unheard.count))[...]))
-        }
-        heard += unheard.count
-        unheard = []
         for _ in 0..<Self.marginWindows { take(detector.accept(Self.quiet[...])) }
         take(detector.flush())
         detector.reset()

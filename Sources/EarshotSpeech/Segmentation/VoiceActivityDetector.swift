@@ -10,6 +10,12 @@ public struct SpeechRegion: Sendable, Equatable {
 }
 
 /// Silero VAD through sherpa-onnx: feed audio in order, collect the speech regions it closes.
+///
+/// It hears one window (`window`, 32 ms) per sherpa-onnx call, whatever the sizes of the pieces it is given, so its
+/// regions depend on the audio alone. sherpa-onnx judges the windows of one call together and dates a region that
+/// begins in a call from the call's end: fed half a second at a time, regions began up to 0.45 s after the speech,
+/// and a short word said alone could end before its region began (trimmed to its sound, such a region was dropped
+/// with the word). A live client sending a second at a time would have lost first words the same way.
 public final class VoiceActivityDetector {
     public struct Settings: Sendable {
         public var threshold: Float = 0.5
@@ -31,11 +37,15 @@ public final class VoiceActivityDetector {
         }()
     }
 
-    /// Samples silero reads per step (32 ms at 16 kHz): feeding one at a time dates each region to its window.
+    /// Samples silero reads per step (32 ms at 16 kHz).
     public static let window = 512
 
     private let vad: OpaquePointer
     private let sampleRate = SpeechRecognizer.sampleRate
+    /// Samples given but not yet heard: less than a window, waiting for the next call.
+    private var pending: [Float] = []
+    /// Samples heard since the start (or the last `reset`), in whole windows.
+    public private(set) var heard = 0
 
     public init(settings: Settings = Settings(), store: ModelStore = ModelStore()) throws {
         let strings = CStringPool()
@@ -57,24 +67,46 @@ public final class VoiceActivityDetector {
 
     deinit { SherpaOnnxDestroyVoiceActivityDetector(vad) }
 
-    /// Feeds the next samples of the stream; returns the regions that ended.
-    public func accept(_ samples: ArraySlice<Float>) -> [SpeechRegion] {
-        samples.withUnsafeBufferPointer {
-            SherpaOnnxVoiceActivityDetectorAcceptWaveform(vad, $0.baseAddress, Int32($0.count))
+    /// Feeds the next samples of the stream; returns the regions that ended. `eachWindow`, when given, is told after
+    /// every window heard whether speech is going on (`heard` counts the samples up to there).
+    public func accept(_ samples: ArraySlice<Float>, eachWindow: ((_ speaking: Bool) -> Void)? = nil) -> [SpeechRegion] {
+        pending += samples
+        var regions: [SpeechRegion] = []
+        var offset = 0
+        while pending.count - offset >= Self.window {
+            pending.withUnsafeBufferPointer {
+                SherpaOnnxVoiceActivityDetectorAcceptWaveform(vad, $0.baseAddress! + offset, Int32(Self.window))
+            }
+            offset += Self.window
+            heard += Self.window
+            regions += popRegions()
+            eachWindow?(isSpeaking)
         }
-        return popRegions()
+        pending.removeFirst(offset)
+        return regions
     }
 
-    /// Ends the stream: closes a region still open.
+    /// Ends the stream: the samples short of a window are heard with silence after them, and a region still open
+    /// is closed.
     public func flush() -> [SpeechRegion] {
+        var regions: [SpeechRegion] = []
+        if !pending.isEmpty {
+            let last = pending.count
+            regions = accept([Float](repeating: 0, count: Self.window - last)[...])
+            heard -= Self.window - last  // the silence is not the stream's
+        }
         SherpaOnnxVoiceActivityDetectorFlush(vad)
-        return popRegions()
+        return regions + popRegions()
     }
 
     /// Whether speech is going on at the end of what was fed.
     public var isSpeaking: Bool { SherpaOnnxVoiceActivityDetectorDetected(vad) != 0 }
 
-    public func reset() { SherpaOnnxVoiceActivityDetectorReset(vad) }
+    public func reset() {
+        SherpaOnnxVoiceActivityDetectorReset(vad)
+        pending = []
+        heard = 0
+    }
 
     private func popRegions() -> [SpeechRegion] {
         var regions: [SpeechRegion] = []

@@ -173,7 +173,8 @@ final class WhisperDecoder: @unchecked Sendable {
         let names = encoder.outputNames  // cross_k_i and cross_v_i for every decoder layer
         let cross = try encoder.run(values: ["mel": try TensorValue(shape: [1, spec.n_mels, frames], floats: mel)], outputs: names)
         let context = Context(cross: Dictionary(uniqueKeysWithValues: zip(names, cross)),
-                              rules: LogitRules(spec: spec, windowSeconds: seconds, timestamps: decoding.timestamps))
+                              rules: LogitRules(spec: spec, windowSeconds: seconds, timestamps: decoding.timestamps),
+                              maxTokens: Self.maxTokens(seconds: seconds, spec: spec))
         var language = decoding.language, languageProbability: Double?
         if spec.multilingual && decoding.language == "auto" {
             (language, languageProbability) = try detectLanguage(context)
@@ -218,6 +219,16 @@ final class WhisperDecoder: @unchecked Sendable {
         /// The encoder's cross-attention keys and values, by the decoder input that reads each.
         let cross: [String: TensorValue]
         let rules: LogitRules
+        /// The most tokens one hypothesis may generate.
+        let maxTokens: Int
+    }
+
+    /// The most tokens a reading of `seconds` of audio may generate: half of Whisper's context, as openai-whisper
+    /// allows, and for a short input 16 a second and 16 more (speech with its timestamps is seldom 8). Whisper can
+    /// loop on a short input, and every fallback temperature with it: a live piece of 0.5 s, "Quote,", came back
+    /// as "quote" 220 times, and its five temperatures of five samples each took 49 s.
+    static func maxTokens(seconds: Double, spec: WhisperSpec) -> Int {
+        min(spec.n_text_ctx / 2, 16 + Int(16 * seconds))
     }
 
     /// A finished decoding at one temperature.
@@ -295,8 +306,6 @@ final class WhisperDecoder: @unchecked Sendable {
         return Double(exp(logprobs[spec.no_speech]))
     }
 
-    private var maxTokens: Int { spec.n_text_ctx / 2 }
-
     /// `rows` independent hypotheses (greedy when `temperature` is 0 and `rows` 1), the best by average
     /// log-probability. Sampling is seeded, so the same audio gives the same text.
     private func sample(prefix: [Int], context: Context, rows: Int, temperature: Double) throws -> Attempt {
@@ -320,7 +329,7 @@ final class WhisperDecoder: @unchecked Sendable {
                 let token = temperature == 0 ? argmax(row) : draw(row, temperature: temperature, using: &generator)
                 sums[r] += Double(logprobs[token])
                 if token < spec.eot { lowest[r] = min(lowest[r], Double(logprobs[token])) }
-                if token == spec.eot || generated[r].count + 1 >= maxTokens || prefix.count + generated[r].count + 1 >= spec.n_text_ctx {
+                if token == spec.eot || generated[r].count + 1 >= context.maxTokens || prefix.count + generated[r].count + 1 >= spec.n_text_ctx {
                     done[r] = true
                     if token != spec.eot { generated[r].append(token) }
                 } else {
@@ -369,7 +378,7 @@ final class WhisperDecoder: @unchecked Sendable {
                 }
             }
             let length = prefix.count + (next.first?.tokens.count ?? 0)
-            if next.isEmpty || next[0].tokens.count >= maxTokens || length >= spec.n_text_ctx {
+            if next.isEmpty || next[0].tokens.count >= context.maxTokens || length >= spec.n_text_ctx {
                 finished += next
                 break
             }
