@@ -257,7 +257,7 @@ public actor Transcriber {
         partials.unsureBeamSize = 1
         partials.temperatures = [partials.temperatures.first ?? 0]
         // an utterance that has ended is read once, as a window of a file is: decoded the quick way, a lone "Quote,"
-        // became "quote" 220 times (49 s of fallbacks), and the 173 read utterances, spoken live, 17.1% WER
+        // became "quote" 220 times (49 s of fallbacks), and the 173 read utterances, spoken live, had 17.3% WER
         // against 10.1% (BENCHMARKS.md, Live transcription)
         var finals = decoding
         finals.words = false

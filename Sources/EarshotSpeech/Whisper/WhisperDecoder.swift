@@ -224,11 +224,12 @@ final class WhisperDecoder: @unchecked Sendable {
     }
 
     /// The most tokens a reading of `seconds` of audio may generate: half of Whisper's context, as openai-whisper
-    /// allows, and for a short input 16 a second and 16 more (speech with its timestamps is seldom 8). Whisper can
-    /// loop on a short input, and every fallback temperature with it: a live piece of 0.5 s, "Quote,", came back
-    /// as "quote" 220 times, and its five temperatures of five samples each took 49 s.
+    /// allows, and for a short input 32 a second and 16 more (English with its timestamps is seldom 8 a second; the
+    /// margin is for scripts that take several tokens a character). Whisper can loop on a short input, and every
+    /// fallback temperature with it: a live piece of 0.5 s, "Quote,", came back as "quote" 220 times, and its five
+    /// temperatures of five samples each took 49 s.
     static func maxTokens(seconds: Double, spec: WhisperSpec) -> Int {
-        min(spec.n_text_ctx / 2, 16 + Int(16 * seconds))
+        min(spec.n_text_ctx / 2, 16 + Int(32 * seconds))
     }
 
     /// A finished decoding at one temperature.
