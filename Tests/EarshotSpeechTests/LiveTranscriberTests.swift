@@ -33,10 +33,16 @@ final class LiveTranscriberTests: XCTestCase {
         XCTAssertLessThan(partials.first!.count, partials.last!.count)
     }
 
-    /// A word said alone is one short final line. Read the quick way partials are, espeak-ng's "Quote." came back as
-    /// "quote quote quote" after 26 s of fallback temperatures (each of them looped too).
+    /// A word said alone is one short final line. Read the quick way partials are, espeak-ng's "Quote." (its default
+    /// voice and rate) came back as "quote quote quote", partial and final, the final after 12 s of fallback
+    /// temperatures that each looped too.
     func testALoneWordIsOneFinalLineNotALoop() async throws {
-        let samples = TestAudio.silence(seconds: 0.5) + (try TestAudio.speech("Quote.").samples) + TestAudio.silence(seconds: 1.5)
+        let dir = TestAudio.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let wav = dir.appendingPathComponent("quote.wav")
+        try TestAudio.speak("Quote.", to: wav, voice: "en", wordsPerMinute: 175)
+        let word = try AudioFileLoader().load(path: wav.path).samples  // 16 kHz mono
+        let samples = TestAudio.silence(seconds: 0.5) + word + TestAudio.silence(seconds: 1.5)
         let input = TestAudio.pipe(delivering: TestAudio.rawS16(samples))
         let live = try Transcriber.shared(Transcriber.Configuration(model: .tinyEn))
         var texts: [String] = [], finals = 0
