@@ -44,7 +44,7 @@ public final class VoiceActivityDetector {
     private let sampleRate = SpeechRecognizer.sampleRate
     /// Samples given but not yet heard: less than a window, waiting for the next call.
     private var pending: [Float] = []
-    /// Samples heard since the start (or the last `reset`), in whole windows.
+    /// Samples of the stream heard since the start (or the last `reset`): whole windows, and after `flush` the rest.
     public private(set) var heard = 0
 
     public init(settings: Settings = Settings(), store: ModelStore = ModelStore()) throws {
