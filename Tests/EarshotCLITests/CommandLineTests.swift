@@ -13,6 +13,34 @@ final class CommandLineTests: XCTestCase {
         }
     }
 
+    /// Every command's help, walked from the top: each subcommand's name and each option stand apart from the text
+    /// beside them (`sound cross-validate`, as long as the column was wide, once read "cross-validatek-fold…").
+    func testEveryHelpKeepsNamesApartFromTheirText() throws {
+        let subcommand = try NSRegularExpression(pattern: #"^  ([a-z][a-z-]*)  +\S"#)
+        let option = try NSRegularExpression(pattern: #"^  (-[a-zA-Z], )?--[a-z][a-z0-9-]*( <[^>]+>)?  +\S"#)
+        func matches(_ regex: NSRegularExpression, _ line: String) -> Bool {
+            regex.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)) != nil
+        }
+        var pending: [[String]] = [[]], seen = 0
+        while let path = pending.popLast() {
+            let r = try CLI.run(path + ["--help"])
+            XCTAssertEqual(r.status, 0, path.joined(separator: " "))
+            seen += 1
+            var section = ""
+            for line in r.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+                if line.hasSuffix(":") && !line.hasPrefix(" ") { section = line; continue }
+                guard line.hasPrefix("  "), !line.hasPrefix("  See ") else { continue }
+                if section == "SUBCOMMANDS:" {
+                    XCTAssertTrue(matches(subcommand, line), "earshot \(path.joined(separator: " ")) --help: '\(line)'")
+                    pending.append(path + [String(line.split(separator: " ")[0])])
+                } else if section == "OPTIONS:" {
+                    XCTAssertTrue(matches(option, line), "earshot \(path.joined(separator: " ")) --help: '\(line)'")
+                }
+            }
+        }
+        XCTAssertGreaterThan(seen, 30)  // the whole tree was walked
+    }
+
     func testUsageErrorsExitWithTwo() throws {
         let cases: [([String], String)] = [
             (["frobnicate"], "unknown command 'frobnicate'"),

@@ -31,16 +31,17 @@ struct Command: Sendable {
         out += "\nUSAGE: \(full) \(usage.isEmpty ? (subcommands.isEmpty ? "[options]" : "<subcommand>") : usage)\n"
         if !subcommands.isEmpty {
             out += "\nSUBCOMMANDS:\n"
-            for sub in subcommands { out += "  " + sub.name.padding(toLength: 14, withPad: " ", startingAt: 0) + sub.abstract + "\n" }
+            // at least two spaces after the longest name ("cross-validate" once ran into its abstract)
+            let column = max(14, subcommands.map(\.name.count).max()! + 2)
+            for sub in subcommands { out += "  " + sub.name.padding(toLength: column, withPad: " ", startingAt: 0) + sub.abstract + "\n" }
             out += "\n  See '\(full) <subcommand> --help' for details.\n"
         }
         let all = options + [Command.helpOption]
         if run != nil || !options.isEmpty {
             out += "\nOPTIONS:\n"
-            for o in all {
-                let left = (o.short.map { "-\($0), " } ?? "") + "--\(o.name)" + (o.value.map { " <\($0)>" } ?? "")
-                out += "  " + left.padding(toLength: 24, withPad: " ", startingAt: 0) + o.help + "\n"
-            }
+            let labels = all.map { o in (o.short.map { "-\($0), " } ?? "") + "--\(o.name)" + (o.value.map { " <\($0)>" } ?? "") }
+            let column = max(24, labels.map(\.count).max()! + 2)
+            for (o, label) in zip(all, labels) { out += "  " + label.padding(toLength: column, withPad: " ", startingAt: 0) + o.help + "\n" }
         }
         if !examples.isEmpty {
             out += "\nEXAMPLES:\n" + examples.map { "  \($0)\n" }.joined()
