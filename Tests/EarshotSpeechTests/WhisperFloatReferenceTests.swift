@@ -73,12 +73,19 @@ final class WhisperFloatReferenceTests: XCTestCase {
         var texts: [String] = []
         for item in items { texts.append(try await transcriber.transcribe(item.audio, source: "").text) }
         try JSONEncoder().encode(texts).write(to: cache, options: .atomic)
+        // transcripts kept for this model by earlier code are never read again
+        let folder = cache.deletingLastPathComponent()
+        for old in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        where old.hasPrefix("whisper-\(model.rawValue)-") && old != cache.lastPathComponent {
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent(old))
+        }
         return texts
     }
 
     /// Where the float reference's transcripts of these utterances are kept: they are a fixed function of the
-    /// reference model, the audio, the thread count and the CPU (float kernels differ between CPUs), so they are
-    /// computed once per machine (half of this test's time) and the shipped model is always run afresh. The model
+    /// reference model, the audio, Earshot's code, the thread count and the CPU (float kernels differ between CPUs),
+    /// so they are computed once per machine and code (half of this test's time) and the shipped model is always run
+    /// afresh. The model
     /// is keyed by its files' contents (the networks by the SHA-256 the catalogue records), not by setup's stamp:
     /// the stamp also changes when a converter changes in a way that writes the same reference (the integer weights'
     /// tools), and each such change cost a CI run over 300 s of recomputed transcripts.
@@ -93,20 +100,15 @@ final class WhisperFloatReferenceTests: XCTestCase {
         for name in ["model-whisper.json", "model-vocabulary.txt"] {
             key += try Data(contentsOf: store.home.appendingPathComponent("reference/whisper-\(model.rawValue)/\(name)"))
         }
-        // the front-end is Earshot's own code, not the model's: its features of a fixed signal stand for it (a change
-        // to it once left this cache holding transcripts of the old features)
-        let chirp = (0..<16_000).map { i in Float(0.3 * sin(Double(i) * (0.05 + Double(i) * 2e-5))) }
-        let features = WhisperFeatures(melBands: 80).compute(chirp[...], paddingSamples: 16_000).mel  // both models read 80 bands
-        features.withUnsafeBytes { key.append(contentsOf: $0) }
+        // and Earshot's own code that reads them: the front-end, the decoding loop and its rules, the segmenter, the
+        // audio loading (a change to the front-end once left this cache holding transcripts of the old features, and
+        // changes to the decoder needed the cache deleted by hand)
+        key += Data(try FloatReference.sourceFingerprint(of: ["EarshotSpeech", "EarshotCore", "COnnxRuntime", "CInt8Kernels"]).utf8)
         let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?.split(separator: "\n")
             .filter { $0.hasPrefix("model name") || $0.hasPrefix("flags") }.prefix(2).joined(separator: "\n") ?? ""
         key += Data(cpu.utf8) + Data("\(SpeechRecognizer.defaultThreadCount)".utf8)
-        // and how it decodes (greedy decoding's second look by beam search came after transcripts had been kept)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        key += try encoder.encode(Transcriber.Configuration(model: model).decoding)
         for item in items { item.audio.samples.withUnsafeBytes { key.append(contentsOf: $0) } }
-        // and where the file segmenter cuts them (how the detector was fed once moved every region's start)
+        // and where the file segmenter cuts them, which also depends on the detector's model and sherpa-onnx's code
         let detector = try VoiceActivityDetector(settings: .files, store: store)
         for item in items {
             for piece in SpeechSegmenter.windows.pieces(of: item.audio, detector: detector) {

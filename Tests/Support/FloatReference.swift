@@ -29,6 +29,26 @@ public enum FloatReference {
             .appendingPathComponent("Reference/\(script)").path
     }
 
+    /// A fingerprint of the package's sources in `folders` (`Sources/<name>`): each Swift or C file's path and
+    /// contents, in path order. Results kept between runs that depend on how Earshot's own code computes them
+    /// (the float reference's transcripts) are keyed by it, so a change to that code computes them again.
+    public static func sourceFingerprint(of folders: [String]) throws -> String {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        var key = Data()
+        for folder in folders {
+            let base = root.appendingPathComponent("Sources/\(folder)")
+            guard let walker = FileManager.default.enumerator(atPath: base.path) else {
+                throw XCTSkip("\(base.path) is missing: the sources are needed to key the reference's cache")
+            }
+            let files = walker.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") || $0.hasSuffix(".c") || $0.hasSuffix(".h") }.sorted()
+            for file in files {
+                key += Data("\(folder)/\(file)\n".utf8)
+                key += try Data(contentsOf: base.appendingPathComponent(file))
+            }
+        }
+        return SHA256.hex(key)
+    }
+
     /// A file setup keeps only as a reference (under `EARSHOT_HOME/reference`), or a skip naming setup.
     public static func installed(_ relativePath: String) throws -> String {
         let path = ModelStore().home.appendingPathComponent("reference/\(relativePath)").path
