@@ -17,6 +17,13 @@ final class ListenCommandTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(types.filter { $0 == "partial" }.count, 1)
         XCTAssertTrue((events.last?["text"] as? String ?? "").lowercased().contains("platform"))
         XCTAssertNotNil(events.last?["start"] as? Double)
+        // Whisper's measures of the final line's reading, as `transcribe --json` gives them for segments
+        let final = try XCTUnwrap(events.last)
+        let logprob = try XCTUnwrap(final["avg_logprob"] as? Double, "\(final)")
+        XCTAssertTrue((-1.0...0).contains(logprob), "a clear sentence is read surely: \(logprob)")
+        XCTAssertTrue((0.0...1).contains(try XCTUnwrap(final["no_speech_prob"] as? Double)))
+        XCTAssertGreaterThan(try XCTUnwrap(final["compression_ratio"] as? Double), 0)
+        XCTAssertEqual(final["temperature"] as? Double, 0)
     }
 
     func testUnreadableFileIsReportedBeforeListening() throws {

@@ -1,5 +1,5 @@
 import EarshotCore
-import EarshotSpeech
+@testable import EarshotSpeech
 import EarshotTestSupport
 import Foundation
 import XCTest
@@ -12,6 +12,28 @@ final class LiveTranscriberTests: XCTestCase {
         var samples = TestAudio.silence(seconds: 0.5)
         for s in sentences { samples += try TestAudio.speech(s).samples + TestAudio.silence(seconds: 1.5) }
         return (samples, sentences)
+    }
+
+    /// A final line reads one window; where its rest was read again, its measures are the less sure reading's, so a
+    /// client that drops lines read as noise (low `avg_logprob`, high `no_speech_prob`) sees the doubt. They travel in
+    /// the event's JSON and back.
+    func testAFinalLineCarriesTheMeasuresOfItsLeastSureReading() throws {
+        var first = TranscriptSegment(start: 0, end: 2, text: "Book the room.")
+        (first.averageLogProbability, first.noSpeechProbability, first.compressionRatio, first.temperature) = (-0.2, 0.01, 0.9, 0)
+        var rest = TranscriptSegment(start: 2, end: 3, text: "Thank you.")
+        (rest.averageLogProbability, rest.noSpeechProbability, rest.compressionRatio, rest.temperature) = (-1.1, 0.4, 0.6, 0.2)
+        let line = LiveTranscription.line(start: 0.5, end: 3, text: "Book the room. Thank you.", reading: [first, rest])
+        XCTAssertEqual(line.averageLogProbability, -1.1)
+        XCTAssertEqual(line.noSpeechProbability, 0.4)
+        XCTAssertEqual(line.compressionRatio, 0.6)
+        XCTAssertEqual(line.temperature, 0.2)
+        XCTAssertEqual(LiveTranscription.line(start: 0, end: 2, text: "x", reading: [first, first]).averageLogProbability, -0.2)
+
+        let event = LiveEvent.final(segment: line, delay: 0.8)
+        let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(event)) as! [String: Any]
+        XCTAssertEqual(json["avg_logprob"] as? Double, -1.1)
+        XCTAssertEqual(json["no_speech_prob"] as? Double, 0.4)
+        XCTAssertEqual(try JSONDecoder().decode(LiveEvent.self, from: JSONEncoder().encode(event)), event)
     }
 
     func testRawStreamOnAPipeGivesPartialsThenFinals() async throws {

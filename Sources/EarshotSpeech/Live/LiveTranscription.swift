@@ -11,9 +11,13 @@ public enum LiveEvent: Sendable, Equatable {
 }
 
 /// JSON: `{"type": "partial", "text", "start", "end"}` or `{"type": "final", "text", "start", "end", "delay"}`, a
-/// final line with `"speaker"` when it was labelled.
+/// final line with `"speaker"` when it was labelled and with Whisper's measures of its reading under the names
+/// `transcribe --json` gives them (`avg_logprob`, `no_speech_prob`, `compression_ratio`, `temperature`).
 extension LiveEvent: Codable {
-    private enum CodingKeys: String, CodingKey { case type, text, start, end, delay, speaker }
+    private enum CodingKeys: String, CodingKey {
+        case type, text, start, end, delay, speaker, temperature
+        case avgLogprob = "avg_logprob", noSpeechProb = "no_speech_prob", compressionRatio = "compression_ratio"
+    }
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -30,6 +34,10 @@ extension LiveEvent: Codable {
             try c.encode(segment.end, forKey: .end)
             try c.encode(delay, forKey: .delay)
             try c.encodeIfPresent(segment.speaker, forKey: .speaker)
+            try c.encodeIfPresent(segment.averageLogProbability.map(JSONTranscriptWriter.ms), forKey: .avgLogprob)
+            try c.encodeIfPresent(segment.noSpeechProbability.map(JSONTranscriptWriter.ms), forKey: .noSpeechProb)
+            try c.encodeIfPresent(segment.compressionRatio.map(JSONTranscriptWriter.ms), forKey: .compressionRatio)
+            try c.encodeIfPresent(segment.temperature, forKey: .temperature)
         }
     }
 
@@ -42,6 +50,10 @@ extension LiveEvent: Codable {
         case "final":
             var segment = TranscriptSegment(start: start, end: end, text: text)
             segment.speaker = try c.decodeIfPresent(String.self, forKey: .speaker)
+            segment.averageLogProbability = try c.decodeIfPresent(Double.self, forKey: .avgLogprob)
+            segment.noSpeechProbability = try c.decodeIfPresent(Double.self, forKey: .noSpeechProb)
+            segment.compressionRatio = try c.decodeIfPresent(Double.self, forKey: .compressionRatio)
+            segment.temperature = try c.decodeIfPresent(Double.self, forKey: .temperature)
             self = .final(segment: segment, delay: try c.decode(Double.self, forKey: .delay))
         case let other: throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown live event type '\(other)'")
         }
@@ -85,11 +97,12 @@ public struct LiveTranscription {
                                                              sampleRate: rate) else { continue }
                 let range = segmenter.readRange(of: region, sampleRate: rate, totalSamples: history.end)
                 let read = history.samples(from: range.start, to: range.end)
-                let text = try recognizer.recognize(read, as: finals)
+                let reading = try recognizer.transcribe(window: read, as: finals).segments
                 let delay = Date().timeIntervalSince(history.arrival(of: region.end - 1))
+                let text = reading.map(\.text).joined(separator: " ")
                 if !text.isEmpty {
-                    emit(.final(segment: TranscriptSegment(start: Double(region.start) / Double(rate),
-                                                           end: Double(region.end) / Double(rate), text: text),
+                    emit(.final(segment: Self.line(start: Double(region.start) / Double(rate), end: Double(region.end) / Double(rate),
+                                                   text: text, reading: reading),
                                 delay: delay))
                 }
             }
@@ -114,5 +127,19 @@ public struct LiveTranscription {
             }
         }
         try finish(detector.flush())
+    }
+
+    /// A final line: the text of every segment of its reading, and Whisper's measures of the least sure of them (the
+    /// lowest average log-probability; a window's rest read again is a reading of its own), so that a line a client
+    /// would drop as noise is not hidden behind a surer first segment.
+    static func line(start: Double, end: Double, text: String, reading: [TranscriptSegment]) -> TranscriptSegment {
+        var line = TranscriptSegment(start: start, end: end, text: text)
+        if let doubtful = reading.filter({ $0.averageLogProbability != nil }).min(by: { $0.averageLogProbability! < $1.averageLogProbability! }) {
+            line.averageLogProbability = doubtful.averageLogProbability
+            line.noSpeechProbability = doubtful.noSpeechProbability
+            line.compressionRatio = doubtful.compressionRatio
+            line.temperature = doubtful.temperature
+        }
+        return line
     }
 }
