@@ -36,6 +36,18 @@ final class LiveTranscriberTests: XCTestCase {
         XCTAssertEqual(try JSONDecoder().decode(LiveEvent.self, from: JSONEncoder().encode(event)), event)
     }
 
+    /// A final line is read with the line before as Whisper's prompt, after the caller's own prompt; the first line,
+    /// or one after a long silence, with the caller's prompt alone.
+    func testAFinalLineIsPromptedByTheLineBeforeAfterTheCallersPrompt() {
+        var finals = SpeechRecognizer.Decoding()
+        XCTAssertNil(LiveTranscription.decoding(finals, after: nil).prompt)
+        XCTAssertEqual(LiveTranscription.decoding(finals, after: "Printing, then, for our purpose.").prompt, "Printing, then, for our purpose.")
+        finals.prompt = "Anneliese, Kubernetes"
+        XCTAssertEqual(LiveTranscription.decoding(finals, after: nil).prompt, "Anneliese, Kubernetes")
+        XCTAssertEqual(LiveTranscription.decoding(finals, after: "We moved the cluster.").prompt, "Anneliese, Kubernetes We moved the cluster.")
+        XCTAssertEqual(LiveTranscription.decoding(finals, after: "x").beamSize, finals.beamSize)
+    }
+
     func testRawStreamOnAPipeGivesPartialsThenFinals() async throws {
         let (samples, sentences) = try dialogue()
         let input = TestAudio.pipe(delivering: TestAudio.rawS16(samples))
