@@ -101,9 +101,14 @@ final class WhisperFloatReferenceTests: XCTestCase {
             key += try Data(contentsOf: store.home.appendingPathComponent("reference/whisper-\(model.rawValue)/\(name)"))
         }
         // and Earshot's own code that reads them: the front-end, the decoding loop and its rules, the segmenter, the
-        // audio loading (a change to the front-end once left this cache holding transcripts of the old features, and
-        // changes to the decoder needed the cache deleted by hand)
-        key += Data(try FloatReference.sourceFingerprint(of: ["EarshotSpeech", "EarshotCore", "COnnxRuntime", "CInt8Kernels"]).utf8)
+        // windows' orchestration, the runtime's bridge (a change to the front-end once left this cache holding
+        // transcripts of the old features, and changes to the decoder needed the cache deleted by hand). Not the live
+        // path, the writers or the audio loading (the samples themselves are in the key): a change there keeps them.
+        key += Data(try FloatReference.sourceFingerprint(of: [
+            "EarshotSpeech/Whisper", "EarshotSpeech/Segmentation", "EarshotSpeech/Recognition", "EarshotSpeech/Transcription",
+            "EarshotSpeech/Models", "EarshotSpeech/Transcriber.swift", "EarshotCore/Features", "EarshotCore/ONNXRuntime",
+            "COnnxRuntime", "CInt8Kernels",
+        ]).utf8)
         let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?.split(separator: "\n")
             .filter { $0.hasPrefix("model name") || $0.hasPrefix("flags") }.prefix(2).joined(separator: "\n") ?? ""
         key += Data(cpu.utf8) + Data("\(SpeechRecognizer.defaultThreadCount)".utf8)

@@ -29,21 +29,28 @@ public enum FloatReference {
             .appendingPathComponent("Reference/\(script)").path
     }
 
-    /// A fingerprint of the package's sources in `folders` (`Sources/<name>`): each Swift or C file's path and
-    /// contents, in path order. Results kept between runs that depend on how Earshot's own code computes them
-    /// (the float reference's transcripts) are keyed by it, so a change to that code computes them again.
-    public static func sourceFingerprint(of folders: [String]) throws -> String {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    /// A fingerprint of the package's code at `paths` (folders or files under `Sources/`): each Swift or C file's path
+    /// and its lines that are not comments, in path order. Results kept between runs that depend on how Earshot's own
+    /// code computes them (the float reference's transcripts) are keyed by it, so a change to that code computes them
+    /// again, and a change to a comment does not.
+    public static func sourceFingerprint(of paths: [String]) throws -> String {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources")
         var key = Data()
-        for folder in folders {
-            let base = root.appendingPathComponent("Sources/\(folder)")
-            guard let walker = FileManager.default.enumerator(atPath: base.path) else {
+        for path in paths {
+            let base = sources.appendingPathComponent(path)
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: base.path, isDirectory: &isFolder) else {
                 throw XCTSkip("\(base.path) is missing: the sources are needed to key the reference's cache")
             }
-            let files = walker.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") || $0.hasSuffix(".c") || $0.hasSuffix(".h") }.sorted()
+            let files = isFolder.boolValue
+                ? (FileManager.default.enumerator(atPath: base.path)?.compactMap { $0 as? String } ?? [])
+                    .filter { $0.hasSuffix(".swift") || $0.hasSuffix(".c") || $0.hasSuffix(".h") }.sorted().map { "\(path)/\($0)" }
+                : [path]
             for file in files {
-                key += Data("\(folder)/\(file)\n".utf8)
-                key += try Data(contentsOf: base.appendingPathComponent(file))
+                let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+                let code = text.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }
+                key += Data("\(file)\n".utf8) + Data(code.joined(separator: "\n").utf8)
             }
         }
         return SHA256.hex(key)
