@@ -14,10 +14,7 @@ public enum LiveEvent: Sendable, Equatable {
 /// final line with `"speaker"` when it was labelled and with Whisper's measures of its reading under the names
 /// `transcribe --json` gives them (`avg_logprob`, `no_speech_prob`, `compression_ratio`, `temperature`).
 extension LiveEvent: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case type, text, start, end, delay, speaker, temperature
-        case avgLogprob = "avg_logprob", noSpeechProb = "no_speech_prob", compressionRatio = "compression_ratio"
-    }
+    private enum CodingKeys: String, CodingKey { case type, text, start, end, delay, speaker }
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -34,10 +31,7 @@ extension LiveEvent: Codable {
             try c.encode(segment.end, forKey: .end)
             try c.encode(delay, forKey: .delay)
             try c.encodeIfPresent(segment.speaker, forKey: .speaker)
-            try c.encodeIfPresent(segment.averageLogProbability.map(JSONTranscriptWriter.ms), forKey: .avgLogprob)
-            try c.encodeIfPresent(segment.noSpeechProbability.map(JSONTranscriptWriter.ms), forKey: .noSpeechProb)
-            try c.encodeIfPresent(segment.compressionRatio.map(JSONTranscriptWriter.ms), forKey: .compressionRatio)
-            try c.encodeIfPresent(segment.temperature, forKey: .temperature)
+            try JSONTranscriptWriter.Measures(of: segment).encode(to: encoder)  // beside the keys above
         }
     }
 
@@ -50,10 +44,7 @@ extension LiveEvent: Codable {
         case "final":
             var segment = TranscriptSegment(start: start, end: end, text: text)
             segment.speaker = try c.decodeIfPresent(String.self, forKey: .speaker)
-            segment.averageLogProbability = try c.decodeIfPresent(Double.self, forKey: .avgLogprob)
-            segment.noSpeechProbability = try c.decodeIfPresent(Double.self, forKey: .noSpeechProb)
-            segment.compressionRatio = try c.decodeIfPresent(Double.self, forKey: .compressionRatio)
-            segment.temperature = try c.decodeIfPresent(Double.self, forKey: .temperature)
+            try JSONTranscriptWriter.Measures(from: decoder).apply(to: &segment)
             self = .final(segment: segment, delay: try c.decode(Double.self, forKey: .delay))
         case let other: throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown live event type '\(other)'")
         }

@@ -130,6 +130,26 @@ public struct JSONTranscriptWriter: TranscriptWriting {
         }
     }
 
+    /// Whisper's measures of a segment's reading under OpenAI's `verbose_json` names, rounded to thousandths (the
+    /// temperature as it is): what `transcribe --json` segments and live final lines (`LiveEvent`) carry.
+    struct Measures: Codable, Equatable {
+        var avgLogprob: Double?, noSpeechProb: Double?, compressionRatio: Double?, temperature: Double?
+
+        enum CodingKeys: String, CodingKey {
+            case temperature
+            case avgLogprob = "avg_logprob", noSpeechProb = "no_speech_prob", compressionRatio = "compression_ratio"
+        }
+
+        init(of s: TranscriptSegment) {
+            (avgLogprob, noSpeechProb, compressionRatio, temperature) =
+                (s.averageLogProbability.map(ms), s.noSpeechProbability.map(ms), s.compressionRatio.map(ms), s.temperature)
+        }
+
+        func apply(to s: inout TranscriptSegment) {
+            (s.averageLogProbability, s.noSpeechProbability, s.compressionRatio, s.temperature) = (avgLogprob, noSpeechProb, compressionRatio, temperature)
+        }
+    }
+
     public static func segments(of t: Transcript) -> [Segment] {
         t.segments.map { s in
             var segment = Segment(start: ms(s.start), end: ms(s.end), text: s.text, speaker: s.speaker, words: s.words?.map {
@@ -137,10 +157,9 @@ public struct JSONTranscriptWriter: TranscriptWriting {
                 word.speaker = $0.speaker
                 return word
             })
-            segment.avgLogprob = s.averageLogProbability.map(ms)
-            segment.noSpeechProb = s.noSpeechProbability.map(ms)
-            segment.compressionRatio = s.compressionRatio.map(ms)
-            segment.temperature = s.temperature
+            let measures = Measures(of: s)
+            (segment.avgLogprob, segment.noSpeechProb, segment.compressionRatio, segment.temperature) =
+                (measures.avgLogprob, measures.noSpeechProb, measures.compressionRatio, measures.temperature)
             return segment
         }
     }
