@@ -48,8 +48,9 @@ public actor VoiceID {
         public var windows: Int
     }
 
-    /// Computes the background speakers' d-vectors (cached on disk by recordings and network; setup does
-    /// this, so it is quick afterwards). - Parameter progress: files done and total, while they are computed.
+    /// Computes the background speakers' d-vectors (cached on disk by recordings, network and the code that reads
+    /// them; setup does this, so it is quick afterwards). - Parameter progress: files done and total, while they are
+    /// computed.
     @discardableResult
     public func prepare(progress: (@Sendable (Int, Int) -> Void)? = nil) throws -> Background {
         Background(files: background.files().count, windows: try backgroundVectors(progress: progress).count)
