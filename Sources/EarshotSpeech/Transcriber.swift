@@ -176,10 +176,14 @@ public actor Transcriber {
     }
 
     /// Transcribes audio already in memory, at any sample rate. `source` names it in the transcript.
-    public func transcribe(_ audio: AudioBuffer, source: String, progress: (@Sendable (Double) -> Void)? = nil) throws -> Transcript {
+    /// - Parameter line: text said just before this audio (a live stream's previous turn): its first window is read
+    ///   with it as Whisper's prompt, after the configured prompt, as Whisper reads each window of a long recording
+    ///   after the text of the one before.
+    public func transcribe(_ audio: AudioBuffer, source: String, after line: String? = nil,
+                           progress: (@Sendable (Double) -> Void)? = nil) throws -> Transcript {
         let audio = audio.sampleRate == SpeechRecognizer.sampleRate
             ? audio : try Resampler.resample(audio, to: SpeechRecognizer.sampleRate)
-        return try transcribe(source: source, next: audio.blockReader(size: SpeechRecognizer.sampleRate)) { seconds in
+        return try transcribe(source: source, after: line, next: audio.blockReader(size: SpeechRecognizer.sampleRate)) { seconds in
             progress?(min(1, seconds / max(audio.duration, 1e-9)))
         }
     }
@@ -187,18 +191,20 @@ public actor Transcriber {
     /// Finds the pieces as the blocks come (`next` returns nil at the end) and reads each with Whisper;
     /// `progress` hears the seconds of audio taken in so far. A cancelled task stops before its next window
     /// (`CancellationError`).
-    private func transcribe(source: String, next: () throws -> [Float]?, segments segmentsRead: (([TranscriptSegment]) -> Void)? = nil,
+    private func transcribe(source: String, after line: String? = nil, next: () throws -> [Float]?,
+                            segments segmentsRead: (([TranscriptSegment]) -> Void)? = nil,
                             progress: (Double) -> Void) throws -> Transcript {
         let rate = Double(SpeechRecognizer.sampleRate)
         let pieces = PieceStream(segmenter: segmenter, detector: detector, sampleRate: SpeechRecognizer.sampleRate)
         var segments: [TranscriptSegment] = []
         var language: String?, languageProbability: Double?
         // windows go to the lanes as the pieces are found, and are taken back in their order
-        let (recognizer, decoding, alongside) = (recognizer, decoding, readsAlongside)
-        let inFlight = WindowsInFlight<PieceStream.Ready>(lanes: windowsAtOnce) { samples in
+        let (recognizer, alongside) = (recognizer, readsAlongside)
+        let inFlight = WindowsInFlight<PieceStream.Ready>(lanes: windowsAtOnce) { samples, decoding in
             alongside ? try recognizer.transcribeAlongside(window: samples, as: decoding)
                 : try recognizer.transcribe(window: samples, as: decoding)
         }
+        var firstWindow: SpeechRecognizer.Decoding? = PreviousLine.decoding(decoding, after: line)  // the rest are read with the configured prompt alone
         defer { inFlight.finishAll() }  // after an error, nothing is left running on the lanes
         func take() throws {
             guard let (item, result) = inFlight.next() else { return }
@@ -219,7 +225,8 @@ public actor Transcriber {
                 // before its next window; one still waiting for the transcriber stops before its first
                 try Task.checkCancellation()
                 while inFlight.isFull { try take() }
-                inFlight.submit(item, samples: item.samples)
+                inFlight.submit(item, samples: item.samples, as: firstWindow ?? decoding)
+                firstWindow = nil
                 // one lane: each window is read before the next is looked for, the VAD not competing for the threads
                 if windowsAtOnce == 1 { try take() }
             }

@@ -37,15 +37,28 @@ final class LiveTranscriberTests: XCTestCase {
     }
 
     /// A final line is read with the line before as Whisper's prompt, after the caller's own prompt; the first line,
-    /// or one after a long silence, with the caller's prompt alone.
+    /// or one after a long silence or a line read at a high fallback temperature, with the caller's prompt alone.
     func testAFinalLineIsPromptedByTheLineBeforeAfterTheCallersPrompt() {
         var finals = SpeechRecognizer.Decoding()
-        XCTAssertNil(LiveTranscription.decoding(finals, after: nil).prompt)
-        XCTAssertEqual(LiveTranscription.decoding(finals, after: "Printing, then, for our purpose.").prompt, "Printing, then, for our purpose.")
+        XCTAssertNil(PreviousLine.decoding(finals, after: nil).prompt)
+        XCTAssertEqual(PreviousLine.decoding(finals, after: "Printing, then, for our purpose.").prompt, "Printing, then, for our purpose.")
         finals.prompt = "Anneliese, Kubernetes"
-        XCTAssertEqual(LiveTranscription.decoding(finals, after: nil).prompt, "Anneliese, Kubernetes")
-        XCTAssertEqual(LiveTranscription.decoding(finals, after: "We moved the cluster.").prompt, "Anneliese, Kubernetes We moved the cluster.")
-        XCTAssertEqual(LiveTranscription.decoding(finals, after: "x").beamSize, finals.beamSize)
+        XCTAssertEqual(PreviousLine.decoding(finals, after: nil).prompt, "Anneliese, Kubernetes")
+        XCTAssertEqual(PreviousLine.decoding(finals, after: "We moved the cluster.").prompt, "Anneliese, Kubernetes We moved the cluster.")
+        XCTAssertEqual(PreviousLine.decoding(finals, after: "x").beamSize, finals.beamSize)
+
+        // a line prompts the next one only when it said something surely, and only within 30 s
+        func segment(_ text: String, temperature: Double = 0) -> TranscriptSegment {
+            var segment = TranscriptSegment(start: 0, end: 1, text: text)
+            segment.temperature = temperature
+            return segment
+        }
+        let line = PreviousLine(reading: [segment("We moved"), segment("the cluster.", temperature: 0.4)], end: 16_000)
+        XCTAssertEqual(line?.text, "We moved the cluster.")
+        XCTAssertEqual(line?.prompt(forLineAt: 16_000 * 31, sampleRate: 16_000), "We moved the cluster.")
+        XCTAssertNil(line?.prompt(forLineAt: 16_000 * 31 + 1, sampleRate: 16_000))
+        XCTAssertNil(PreviousLine(reading: [segment("We moved"), segment("the cluster.", temperature: 0.6)], end: 0), "read at a fallback")
+        XCTAssertNil(PreviousLine(reading: [], end: 0), "nothing said")
     }
 
     func testRawStreamOnAPipeGivesPartialsThenFinals() async throws {

@@ -64,6 +64,26 @@ final class LiveTurnsTests: XCTestCase {
         XCTAssertLessThan(turns.samplesHeld, 16_000 * 3, "between turns only a little audio is kept")
     }
 
+    /// A turn is read with the turn before (when it ended at most 30 s earlier) as Whisper's prompt, so names it wrote
+    /// carry on. Alone, tiny.en writes espeak-ng's "Ask Anneliese about the Kubernetes cluster." as "Ask how you listen
+    /// out in the cube and eat a cluster."; here the first turn is read by a transcriber told those names, the second
+    /// by one told nothing, after the first turn's text, and the third the same after more than 30 s of quiet.
+    func testATurnIsReadAfterTheTurnBeforeWithin30Seconds() async throws {
+        let told = try Transcriber.shared(Transcriber.Configuration(model: .tinyEn, prompt: "Anneliese, Kubernetes"))
+        let turns = try LiveTurns(transcriber: told, settings: LiveTurns.Settings(partialInterval: 0))
+        let ask = try TestAudio.speech("Ask Anneliese about the Kubernetes cluster.").samples
+        var events = try await feed(turns, TestAudio.silence(seconds: 0.5) + TestAudio.speech("Anneliese runs the Kubernetes cluster.").samples
+                                    + TestAudio.silence(seconds: 1.5))
+        turns.transcriber = try transcriber()
+        events += try await feed(turns, ask + TestAudio.silence(seconds: 31) + ask + TestAudio.silence(seconds: 1.5))
+        let texts = completed(events).map(\.text)
+        XCTAssertEqual(texts.count, 3, "\(events)")
+        guard texts.count == 3 else { return }
+        XCTAssertTrue(texts[0].contains("Kubernetes"), "the first turn, told the names: \(texts[0])")
+        XCTAssertTrue(texts[1].contains("Kubernetes"), "the second, after the first: \(texts[1])")
+        XCTAssertFalse(texts[2].contains("Kubernetes"), "the third, 31 s later, on its own: \(texts[2])")
+    }
+
     func testPartialsComeWhileALongTurnGoesOn() async throws {
         var samples = TestAudio.silence(seconds: 0.5)
         for sentence in Sentences.all[0..<2] { samples += try TestAudio.speech(sentence).samples }

@@ -81,7 +81,7 @@ public struct LiveTranscription {
         var nextPartial = 0
         detector.reset()
 
-        var previous: (text: String, end: Int)?  // the last final line, while it may prompt the next one
+        var previous: PreviousLine?  // the last final line, while it may prompt the next one
         func finish(_ regions: [SpeechRegion]) throws {
             for heard in regions {
                 speechStart = nil
@@ -89,14 +89,11 @@ public struct LiveTranscription {
                                                              sampleRate: rate) else { continue }
                 let range = segmenter.readRange(of: region, sampleRate: rate, totalSamples: history.end)
                 let read = history.samples(from: range.start, to: range.end)
-                let recent = previous.flatMap { region.start - $0.end <= Int(Self.previousLineReach) * rate ? $0.text : nil }
-                let reading = try recognizer.transcribe(window: read, as: Self.decoding(finals, after: recent)).segments
+                let prompt = previous?.prompt(forLineAt: region.start, sampleRate: rate)
+                let reading = try recognizer.transcribe(window: read, as: PreviousLine.decoding(finals, after: prompt)).segments
                 let delay = Date().timeIntervalSince(history.arrival(of: region.end - 1))
                 let text = reading.map(\.text).joined(separator: " ")
-                // a line read only at a high fallback temperature is not trusted as the next one's prompt (Whisper's own
-                // prompt reset), lest a misreading carry on
-                let sure = reading.allSatisfy { ($0.temperature ?? 0) <= Self.promptResetTemperature }
-                previous = text.isEmpty || !sure ? nil : (text, region.end)
+                previous = PreviousLine(reading: reading, end: region.end)
                 if !text.isEmpty {
                     emit(.final(segment: Self.line(start: Double(region.start) / Double(rate), end: Double(region.end) / Double(rate),
                                                    text: text, reading: reading),
@@ -124,24 +121,6 @@ public struct LiveTranscription {
             }
         }
         try finish(detector.flush())
-    }
-
-    /// How far back the last final line still prompts the next (seconds from its end to the next one's start): as far
-    /// as one of Whisper's windows reaches. Read with the line before as its prompt, as Whisper reads a long recording
-    /// (each window after the text of the one before), a line keeps the speaker's names, spellings and style across a
-    /// pause: the 173 read utterances spoken live with tiny.en, 303 errors without it and 275 with it, against 281 for
-    /// the same files transcribed (BENCHMARKS.md, Live transcription).
-    static let previousLineReach = 30.0
-    /// A line read at a fallback temperature above this does not prompt the next (openai-whisper's
-    /// `prompt_reset_on_temperature`).
-    static let promptResetTemperature = 0.5
-
-    /// The finals' decoding with the line before (when there is one) after any prompt of the caller's own.
-    static func decoding(_ finals: SpeechRecognizer.Decoding, after line: String?) -> SpeechRecognizer.Decoding {
-        guard let line else { return finals }
-        var decoding = finals
-        decoding.prompt = [finals.prompt, line].compactMap { $0 }.joined(separator: " ")
-        return decoding
     }
 
     /// A final line: the text of every segment of its reading, and Whisper's measures of the least sure of them (the

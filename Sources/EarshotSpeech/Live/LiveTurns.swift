@@ -4,7 +4,8 @@ import Foundation
 /// Live audio cut into turns, the way OpenAI's Realtime API does it: with turn detection on, the speech detector
 /// starts a turn when someone speaks and ends it after `silenceDuration` of quiet; with it off the caller ends each
 /// turn (`commit`). Each turn is read by Whisper as a whole recording (the same reading `Transcriber.transcribe`
-/// gives a file), with partial text about once a second while it goes on.
+/// gives a file), with partial text about once a second while it goes on; the turn before, when it ended at most 30 s
+/// earlier, is Whisper's prompt for the turn's reading, after any prompt of the transcriber's own (`PreviousLine`).
 ///
 /// To answer soon after speech ends, a turn ended by silence is read up to `readQuiet` into its final quiet, and that
 /// reading starts the moment the quiet gets there: by the time the quiet has lasted long enough to end the turn, its
@@ -108,6 +109,8 @@ public final class LiveTurns {
     /// A speculative reading dropped because speech resumed: no other starts until it has ended (a cancelled one
     /// that had not begun ends at once), so a turn full of short pauses does not queue reading after reading.
     private var dropped: Reading?
+    /// The last turn's text, while it may prompt the next turn's reading.
+    private var previous: PreviousLine?
     /// Partial readings under way in the process (at most `partialsAtOnce`).
     private static let partialsUnderWay = Locked(0)
     static let partialsAtOnce = 1
@@ -174,7 +177,7 @@ public final class LiveTurns {
                     // read now, beside the stream, unless a dropped reading is still in the transcriber's queue
                     if dropped?.hasEnded ?? true {
                         dropped = nil
-                        guess = (scored, read(from: current.start, to: scored))
+                        guess = (scored, read(from: current.start, to: scored, prompted: true))
                     }
                 }
             }
@@ -235,7 +238,7 @@ public final class LiveTurns {
     private func finish(_ current: (id: Int, start: Int), end: Int, readTo: Int? = nil, emit: (Event) -> Void) async throws {
         emit(.committed(turn: current.id))
         let stop = readTo ?? end
-        let reading = guess.flatMap { $0.end == stop ? $0.reading : nil } ?? read(from: current.start, to: stop)
+        let reading = guess.flatMap { $0.end == stop ? $0.reading : nil } ?? read(from: current.start, to: stop, prompted: true)
         if let pending = guess, pending.reading !== reading { pending.reading.cancel() }
         guess = nil
         readEnd = nil
@@ -243,9 +246,10 @@ public final class LiveTurns {
         partial = nil
         turn = nil
         bufferStart = end
-        let text = try await reading.text()
+        let transcript = try await reading.transcript()
+        previous = PreviousLine(reading: transcript.segments, end: end)
         history.forget(before: bufferStart)
-        emit(.completed(turn: current.id, text: text, duration: Double(end - current.start) / Double(Self.sampleRate)))
+        emit(.completed(turn: current.id, text: transcript.text, duration: Double(end - current.start) / Double(Self.sampleRate)))
     }
 
     /// The partial reading's text, once it is in (dropped if its turn has ended).
@@ -264,27 +268,30 @@ public final class LiveTurns {
         }
     }
 
-    private func read(from start: Int, to end: Int, then ended: @escaping @Sendable () -> Void = {}) -> Reading {
+    /// A reading of the stream from `start` to `end`; `prompted`: after the turn before (a partial reading is not, as
+    /// a live stream's partial text is not).
+    private func read(from start: Int, to end: Int, prompted: Bool = false, then ended: @escaping @Sendable () -> Void = {}) -> Reading {
         Reading(AudioBuffer(samples: Array(history.samples(from: start, to: end)), sampleRate: Self.sampleRate),
+                after: prompted ? previous?.prompt(forLineAt: start, sampleRate: Self.sampleRate) : nil,
                 transcriber: transcriber, then: ended)
     }
 }
 
-/// One reading of a stretch of the stream, under way beside it: its text once read, and whether it has ended (a
+/// One reading of a stretch of the stream, under way beside it: its transcript once read, and whether it has ended (a
 /// cancelled reading that had not begun ends at once: the transcriber checks before each window).
 private final class Reading: Sendable {
-    private let task: Task<String, Error>
+    private let task: Task<Transcript, Error>
     private let outcome: Locked<(ended: Bool, text: String?)>
 
-    init(_ audio: AudioBuffer, transcriber: Transcriber, then ended: @escaping @Sendable () -> Void) {
+    init(_ audio: AudioBuffer, after line: String?, transcriber: Transcriber, then ended: @escaping @Sendable () -> Void) {
         let outcome = Locked<(ended: Bool, text: String?)>((false, nil))
         self.outcome = outcome
         task = Task {
             defer { ended() }
             do {
-                let text = try await transcriber.transcribe(audio, source: "live turn").text
-                outcome.withLock { $0 = (true, text) }
-                return text
+                let transcript = try await transcriber.transcribe(audio, source: "live turn", after: line)
+                outcome.withLock { $0 = (true, transcript.text) }
+                return transcript
             } catch {
                 outcome.withLock { $0.ended = true }
                 throw error
@@ -295,6 +302,6 @@ private final class Reading: Sendable {
     var hasEnded: Bool { outcome.withLock { $0.ended } }
     /// The text, once read (nil while under way, or when the reading failed).
     var result: String? { outcome.withLock { $0.text } }
-    func text() async throws -> String { try await task.value }
+    func transcript() async throws -> Transcript { try await task.value }
     func cancel() { task.cancel() }
 }

@@ -11,7 +11,7 @@ import Foundation
 final class WindowsInFlight<Item>: @unchecked Sendable {
     // @unchecked: `pending` is touched only by the one thread that uses this; the rest is immutable.
     typealias Read = (item: Item, result: Result<SpeechRecognizer.WindowResult, Error>)
-    typealias Reader = @Sendable (ArraySlice<Float>) throws -> SpeechRecognizer.WindowResult
+    typealias Reader = @Sendable (ArraySlice<Float>, SpeechRecognizer.Decoding) throws -> SpeechRecognizer.WindowResult
 
     /// One submitted window: its result is set on the lane that read it, then `done` is signalled.
     private final class Pending: @unchecked Sendable {
@@ -31,7 +31,7 @@ final class WindowsInFlight<Item>: @unchecked Sendable {
     /// next one while the oldest is still being read.
     let limit: Int
 
-    /// `reader` reads one window; it is called from `lanes` threads at once.
+    /// `reader` reads one window as it is told; it is called from `lanes` threads at once.
     init(lanes: Int, reader: @escaping Reader) {
         let lanes = max(1, lanes)
         self.reader = reader
@@ -42,14 +42,14 @@ final class WindowsInFlight<Item>: @unchecked Sendable {
     var isFull: Bool { pending.count >= limit }
     var isEmpty: Bool { pending.isEmpty }
 
-    /// Starts reading `samples` on the next free lane; call only when not `isFull`.
-    func submit(_ item: Item, samples: ArraySlice<Float>) {
+    /// Starts reading `samples` as `decoding` says on the next free lane; call only when not `isFull`.
+    func submit(_ item: Item, samples: ArraySlice<Float>, as decoding: SpeechRecognizer.Decoding) {
         precondition(!isFull)
         let window = Pending(item)
         pending.append(window)
         lanesFree.wait()
         queue.async { [reader, lanesFree] in
-            window.result = Result { try reader(samples) }
+            window.result = Result { try reader(samples, decoding) }
             lanesFree.signal()
             window.done.signal()
         }
