@@ -16,7 +16,6 @@ import statistics
 import subprocess
 import sys
 
-import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RATE = 16000
@@ -43,15 +42,17 @@ def stream(speech, home):
             return raw, json.load(f)
     os.makedirs(folder, exist_ok=True)
     print(f"==> joining the utterances into {raw}", flush=True)
-    parts, spans, at = [np.zeros(RATE // 2, np.int16)], [], 0.5
+    silence = b"\0\0"  # one 16-bit sample
+    parts, spans, at = [silence * (RATE // 2)], [], 0.5
     for name in utterances(speech):
         pcm = subprocess.run(["sox", os.path.join(speech, name), "-D", "-r", str(RATE), "-c", "1", "-b", "16", "-e", "signed",
                               "-t", "raw", "-"], capture_output=True, check=True).stdout
-        samples = np.frombuffer(pcm, np.int16)
-        spans.append([name, at, at + len(samples) / RATE])
-        parts += [samples, np.zeros(RATE * 3 // 2, np.int16)]
-        at += len(samples) / RATE + 1.5
-    np.concatenate(parts).tofile(raw + ".partial")
+        samples = len(pcm) // 2
+        spans.append([name, at, at + samples / RATE])
+        parts += [pcm, silence * (RATE * 3 // 2)]
+        at += samples / RATE + 1.5
+    with open(raw + ".partial", "wb") as f:
+        f.write(b"".join(parts))
     with open(spans_path + ".partial", "w") as f:
         json.dump(spans, f)
     os.replace(spans_path + ".partial", spans_path)

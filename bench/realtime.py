@@ -11,6 +11,9 @@ client (openai[realtime]) as its users would call it. Runs the release binary ov
 3. Agreement: every utterance sent at full speed, as one committed buffer and with server VAD; the realtime
    transcripts against `/v1/audio/transcriptions` of the same file (word error rate between them, exact matches)
    and against the reference transcripts.
+4. A conversation (--conversation): the 173 utterances as one session, 1.5 s apart (bench/live.py's stream), sent
+   at full speed with server VAD; each completed turn goes to the utterance its middle falls in, and `earshot score`
+   scores them, as bench/live.py scores live final lines.
 """
 import argparse
 import base64
@@ -26,6 +29,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import server as bench_server  # noqa: E402  (the server benchmark's helpers: private home, utterances, /api/live)
+import live as bench_live  # noqa: E402  (the joined stream of the read utterances, and its scoring)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Tests", "Clients"))
 from word_errors import word_error_rate  # noqa: E402  (scored as the client tests score)
 
@@ -119,23 +123,76 @@ def realtime_text(client, path, detection):
                 return " ".join(texts)
 
 
+def conversation(client, work, model):
+    """Errors and words of the joined utterances read as the turns of one session (section 4 above)."""
+    speech = bench_live.speech_dir()
+    home = os.environ.get("EARSHOT_HOME") or os.path.expanduser("~/.cache/earshot")
+    raw, spans = bench_live.stream(speech, home)
+    pcm = subprocess.check_output(["sox", "-t", "raw", "-r", "16000", "-b", "16", "-e", "signed", "-c", "1", raw, "-D",
+                                   "-t", "raw", "-r", "24000", "-b", "16", "-e", "signed", "-c", "1", "-"])
+    turns, texts = {}, {}
+    with connect(client) as conn:
+        conn.recv()
+        conn.session.update(session={"type": "transcription", "audio": {"input": {
+            "turn_detection": {"type": "server_vad"}, "transcription": {"model": model}}}})
+        conn.recv()
+
+        def read():  # beside the sending: the server answers turns while audio is still coming
+            while True:
+                event = conn.recv()
+                if event.type == "input_audio_buffer.speech_started":
+                    turns[event.item_id] = [event.audio_start_ms / 1000, None]
+                elif event.type == "input_audio_buffer.speech_stopped":
+                    turns[event.item_id][1] = event.audio_end_ms / 1000
+                elif event.type == COMPLETED and event.transcript:
+                    texts[event.item_id] = event.transcript
+                elif event.type == "input_audio_buffer.cleared":
+                    return
+
+        reader = threading.Thread(target=read)
+        reader.start()
+        for i in range(0, len(pcm), PIECE):
+            conn.input_audio_buffer.append(audio=base64.b64encode(pcm[i:i + PIECE]).decode())
+        conn.input_audio_buffer.clear()  # answered once everything before it is read
+        reader.join()
+    said = {name: [] for name, _, _ in spans}
+    for item, text in texts.items():
+        start, end = turns[item]
+        middle = (start + (end if end is not None else start)) / 2
+        name = min(spans, key=lambda s: 0 if s[1] <= middle <= s[2] else min(abs(middle - s[1]), abs(middle - s[2])))[0]
+        said[name].append(text)
+    path = os.path.join(work, "conversation.tsv")
+    with open(path, "w") as f:
+        f.write("path\ttranscript\n")
+        for name, parts in said.items():
+            f.write(f"{name}\t{' '.join(parts).replace(chr(9), ' ')}\n")
+    errors, words = bench_live.score(bench_server.EARSHOT, speech, path)
+    return {"conversation_turns": len(texts), "conversation_errors": errors, "conversation_words": words,
+            "conversation_wer": round(errors / words, 4)}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--utterances", type=int, default=20, help="read sentences for the latency (default 20)")
     parser.add_argument("--sessions", type=int, default=20, help="sessions at once in the concurrency run")
     parser.add_argument("--agreement", type=int, default=40, help="utterances for the agreement run (0: skip)")
+    parser.add_argument("--conversation", action="store_true", help="also the 173 utterances as one session's turns")
+    parser.add_argument("--conversation-model", default="whisper-1", help="the model the conversation is read with "
+                        "(default whisper-1: the server's own)")
+    parser.add_argument("--earshot", default=bench_server.EARSHOT, help="the earshot binary (default: the release build)")
     args = parser.parse_args()
+    bench_server.EARSHOT = args.earshot
     work = tempfile.mkdtemp(prefix="earshot-bench-realtime-")
     try:
         home = bench_server.private_home(work)
-        files = bench_server.utterances(work, max(args.utterances, args.sessions, args.agreement))
+        files = bench_server.utterances(work, max(1, args.utterances, args.sessions, args.agreement))
         server, port = bench_server.start_server(home)
         try:
             client = OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="none", max_retries=0)
             realtime_text(client, files[0], detection=False)  # load the models once
-            alone = latencies(client, files[:args.utterances], 1)
-            live = bench_server.live_delays(port, files[:args.utterances])
-            crowd = latencies(client, files[:args.sessions], args.sessions)
+            alone = latencies(client, files[:args.utterances], 1) if args.utterances else []
+            live = bench_server.live_delays(port, files[:args.utterances]) if args.utterances else []
+            crowd = latencies(client, files[:args.sessions], args.sessions) if args.sessions else []
             agreement = []
             references = reference_texts()
             for path in files[:args.agreement]:
@@ -144,12 +201,13 @@ def main():
                 committed = realtime_text(client, path, detection=False)
                 turns = realtime_text(client, path, detection=True)
                 agreement.append((path, whole, committed, turns))
+            spoken = conversation(client, work, args.conversation_model) if args.conversation and bench_live.speech_dir() else {}
             rss = bench_server.peak_rss_mb(server.pid)
         finally:
             server.terminate()
             server.wait()
         p = bench_server.percentile
-        result = {
+        result = {} if not (alone and crowd) else {
             "utterances": len(alone),
             "realtime_delay_median_s": round(statistics.median(alone), 3), "realtime_delay_p95_s": round(p(alone, 95), 3),
             "live_api_delay_median_s": round(statistics.median(live), 3), "live_api_delay_p95_s": round(p(live, 95), 3),
@@ -159,6 +217,7 @@ def main():
             "concurrent_completed": len(crowd),
             "server_peak_rss_mb": round(rss),
         }
+        result.update(spoken)
         if agreement:
             def mean(values):
                 return round(sum(values) / len(values), 4)

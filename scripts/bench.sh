@@ -42,7 +42,7 @@ python3 "$ROOT/bench/server.py" || status=1
 python3 "$ROOT/bench/spinning.py" || status=1
 # OpenAI's Realtime transcription over the WebSocket, through the openai client (its venv has openai[realtime]),
 # beside the pages' own live API in the same run
-"$EARSHOT_HOME/client-venv/bin/python" "$ROOT/bench/realtime.py" || status=1
+"$EARSHOT_HOME/client-venv/bin/python" "$ROOT/bench/realtime.py" --conversation || status=1
 "$VENV/bin/python" "$ROOT/bench/transcription.py" "$@" || status=1
 # live final lines against the same utterances transcribed as files, and the final lines' delay
 "$VENV/bin/python" "$ROOT/bench/live.py" || status=1
