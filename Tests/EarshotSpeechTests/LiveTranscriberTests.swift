@@ -46,6 +46,13 @@ final class LiveTranscriberTests: XCTestCase {
         XCTAssertEqual(PreviousLine.decoding(finals, after: nil).prompt, "Anneliese, Kubernetes")
         XCTAssertEqual(PreviousLine.decoding(finals, after: "We moved the cluster.").prompt, "Anneliese, Kubernetes We moved the cluster.")
         XCTAssertEqual(PreviousLine.decoding(finals, after: "x").beamSize, finals.beamSize)
+        // a long line gives only its end, so the caller's prompt keeps its place in Whisper's 223 tokens
+        let long = (1...150).map { "word\($0)" }.joined(separator: " ") + "."
+        let prompt = PreviousLine.decoding(finals, after: long).prompt!
+        XCTAssertTrue(prompt.hasPrefix("Anneliese, Kubernetes word"), prompt)
+        XCTAssertTrue(prompt.hasSuffix(" word149 word150."), prompt)
+        XCTAssertLessThanOrEqual(prompt.count, "Anneliese, Kubernetes ".count + PreviousLine.longestPrompt)
+        XCTAssertFalse(prompt.dropFirst("Anneliese, Kubernetes ".count).contains("  "))
 
         // a line prompts the next one only when it said something surely, and only within 30 s
         func segment(_ text: String, temperature: Double = 0) -> TranscriptSegment {

@@ -28,11 +28,22 @@ struct PreviousLine: Equatable {
         start - end <= Int(Self.reach * Double(sampleRate)) ? text : nil
     }
 
-    /// `decoding` with `line` (when there is one) after any prompt of the caller's own.
+    /// The most of a line that prompts the next, in characters (its end, from a word's start; about 90 tokens).
+    /// Whisper's prompt holds 223 tokens and keeps their end, so a long line (a Realtime turn may last two minutes)
+    /// would otherwise push the caller's own prompt, which comes first, out of it.
+    static let longestPrompt = 400
+
+    /// `decoding` with `line` (when there is one; its last `longestPrompt` characters) after any prompt of the
+    /// caller's own.
     static func decoding(_ decoding: SpeechRecognizer.Decoding, after line: String?) -> SpeechRecognizer.Decoding {
         guard let line else { return decoding }
+        var kept = Substring(line)
+        if kept.count > longestPrompt {
+            kept = kept.suffix(longestPrompt)
+            if let space = kept.firstIndex(of: " ") { kept = kept[kept.index(after: space)...] }
+        }
         var prompted = decoding
-        prompted.prompt = [decoding.prompt, line].compactMap { $0 }.joined(separator: " ")
+        prompted.prompt = [decoding.prompt, String(kept)].compactMap { $0 }.joined(separator: " ")
         return prompted
     }
 }
