@@ -177,8 +177,8 @@ public actor Transcriber {
 
     /// Transcribes audio already in memory, at any sample rate. `source` names it in the transcript.
     /// - Parameter line: text said just before this audio (a live stream's previous turn): its first window is read
-    ///   with it as Whisper's prompt, after the configured prompt, as Whisper reads each window of a long recording
-    ///   after the text of the one before.
+    ///   with it as Whisper's prompt, after the configured prompt, the way openai-whisper reads each window of a long
+    ///   recording after the text of the one before (a file's windows are read apart: docs/speech.md).
     public func transcribe(_ audio: AudioBuffer, source: String, after line: String? = nil,
                            progress: (@Sendable (Double) -> Void)? = nil) throws -> Transcript {
         let audio = audio.sampleRate == SpeechRecognizer.sampleRate
