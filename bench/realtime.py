@@ -201,7 +201,11 @@ def main():
                 committed = realtime_text(client, path, detection=False)
                 turns = realtime_text(client, path, detection=True)
                 agreement.append((path, whole, committed, turns))
-            spoken = conversation(client, work, args.conversation_model) if args.conversation and bench_live.speech_dir() else {}
+            spoken = {}
+            if args.conversation and not bench_live.speech_dir():
+                print("conversation skipped: ../shared/data/speech is absent (set EARSHOT_DATA)", flush=True)
+            elif args.conversation:
+                spoken = conversation(client, work, args.conversation_model)
             rss = bench_server.peak_rss_mb(server.pid)
         finally:
             server.terminate()
