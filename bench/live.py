@@ -72,17 +72,23 @@ def live_finals(earshot, model, raw, spans, folder):
         out = subprocess.run([earshot, "listen", "-", "--json", "--model", model], stdin=pcm, capture_output=True,
                              text=True, check=True).stdout
     finals = [e for e in map(json.loads, filter(str.strip, out.splitlines())) if e["type"] == "final"]
-    texts = {name: [] for name, _, _ in spans}
-    for final in finals:
-        middle = (final["start"] + final["end"]) / 2
-        name = min(spans, key=lambda s: 0 if s[1] <= middle <= s[2] else min(abs(middle - s[1]), abs(middle - s[2])))[0]
-        texts[name].append(final["text"])
     path = os.path.join(folder, f"live-{model}.tsv")
+    write_by_utterance(path, spans, [(final["start"], final["end"], final["text"]) for final in finals])
+    return path, len(finals)
+
+
+def write_by_utterance(path, spans, timed):
+    """Texts [(start, end, text)] of the joined stream, each given to the utterance its middle falls in (or the
+    nearest), written as the hypotheses TSV `earshot score` reads."""
+    texts = {name: [] for name, _, _ in spans}
+    for start, end, text in timed:
+        middle = (start + end) / 2
+        name = min(spans, key=lambda s: 0 if s[1] <= middle <= s[2] else min(abs(middle - s[1]), abs(middle - s[2])))[0]
+        texts[name].append(text)
     with open(path, "w") as f:
         f.write("path\ttranscript\n")
         for name, said in texts.items():
             f.write(f"{name}\t{' '.join(said).replace(chr(9), ' ')}\n")
-    return path, len(finals)
 
 
 def delays(earshot, model, raw, folder):

@@ -155,17 +155,12 @@ def conversation(client, work, model):
             conn.input_audio_buffer.append(audio=base64.b64encode(pcm[i:i + PIECE]).decode())
         conn.input_audio_buffer.clear()  # answered once everything before it is read
         reader.join()
-    said = {name: [] for name, _, _ in spans}
+    path = os.path.join(work, "conversation.tsv")
+    timed = []
     for item, text in texts.items():
         start, end = turns[item]
-        middle = (start + (end if end is not None else start)) / 2
-        name = min(spans, key=lambda s: 0 if s[1] <= middle <= s[2] else min(abs(middle - s[1]), abs(middle - s[2])))[0]
-        said[name].append(text)
-    path = os.path.join(work, "conversation.tsv")
-    with open(path, "w") as f:
-        f.write("path\ttranscript\n")
-        for name, parts in said.items():
-            f.write(f"{name}\t{' '.join(parts).replace(chr(9), ' ')}\n")
+        timed.append((start, start if end is None else end, text))
+    bench_live.write_by_utterance(path, spans, timed)
     errors, words = bench_live.score(bench_server.EARSHOT, speech, path)
     return {"conversation_turns": len(texts), "conversation_errors": errors, "conversation_words": words,
             "conversation_wer": round(errors / words, 4)}
