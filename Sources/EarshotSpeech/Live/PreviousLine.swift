@@ -4,7 +4,7 @@ import Foundation
 /// Read after the line before, as Whisper reads a long recording window after window, a line keeps the speaker's
 /// names, spellings and style across a pause: the 173 read utterances spoken live with tiny.en, 303 errors without it
 /// and 275 with it, against 281 for the same files transcribed (BENCHMARKS.md, Live transcription).
-struct PreviousLine: Equatable {
+struct PreviousLine {
     /// How far back a line still prompts the next (seconds from its end to the next one's start): as far as one of
     /// Whisper's windows reaches.
     static let reach = 30.0
