@@ -204,6 +204,21 @@ if ! stamp_ok "$out/.earshot-stamp" "$want"; then
   rm -rf "$out" && mv "$out.tmp" "$out"
 fi
 
+step "dequantising the language models into their float references for the tests ($EARSHOT_HOME/reference/llm)"
+# llama.cpp picks its 4-bit kernels by the CPU's extensions: LanguageFloatReferenceTests compares the shipped files with
+# these (float16 matrices, dequantised by gguf-py's numpy code, not by those kernels) on whichever CPU runs the tests
+out="$EARSHOT_HOME/reference/llm"
+want="$(sha_of "$ROOT/tools/dequantise_gguf.py") $(sha_of "$SDIST") $(sha_of "$LOCK/models.json")"
+if ! stamp_ok "$out/.earshot-stamp" "$want"; then
+  rm -rf "$out.tmp" && mkdir -p "$out.tmp"
+  for name in qwen2.5-coder-1.5b-instruct-q4_k_m SmolLM2-135M-Instruct.Q4_1; do
+    "$VENV/bin/python" "$ROOT/tools/dequantise_gguf.py" "$EARSHOT_HOME/sources/gguf-py" \
+      "$EARSHOT_HOME/models/llm/$name.gguf" "$out.tmp/$name.f16.gguf"
+  done
+  echo "$want" > "$out.tmp/.earshot-stamp"
+  rm -rf "$out" && mv "$out.tmp" "$out"
+fi
+
 step "preparing YAMNet (float network: quantisation removed, embedding output added)"
 out="$EARSHOT_HOME/models/yamnet"
 want="$(sha_of "$ROOT/tools/prepare_yamnet.py") $(sha_of "$EARSHOT_HOME/sources/yamnet/model.data")"
