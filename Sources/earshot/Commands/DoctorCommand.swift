@@ -12,19 +12,24 @@ enum DoctorCommand {
     static let command = Command(
         name: "doctor",
         abstract: "Check that every runtime and model runs on this CPU; name the CPU features in use.",
-        usage: "[--json]",
+        usage: "[--accuracy] [--json]",
         discussion: """
         Prints the CPU, the instruction-set extensions Earshot's native code can use here (AVX2, AVX-512, VNNI, AMX),
         the ones llama.cpp was built with, then runs each network once in a process of its own: Whisper, the
         voice-activity detector, YAMNet, the speaker encoder, the diarization network (ONNX Runtime), each installed
         language model and the text embedder (llama.cpp). A check that crashes says how (e.g. illegal instruction, signal 4).
         Exit code 1 when a check fails; `make setup` runs this after building.
+
+        --accuracy also compares each language model with the float copy setup keeps of it (reference/llm): llama.cpp
+        picks its 4-bit kernels by the CPU's extensions, and a kernel that computes wrongly here shows as next tokens
+        that part from the copy's (about 20 s for the default model).
         """,
         options: [
+            Option(name: "accuracy", value: nil, help: "Also compare each language model with its float copy on this CPU."),
             Option(name: "json", value: nil, help: "Print JSON."),
             Option(name: "check", value: "NAME", help: "Run one ONNX check in this process (what doctor runs in its children)."),
         ],
-        examples: ["earshot doctor", "earshot doctor --json"],
+        examples: ["earshot doctor", "earshot doctor --accuracy", "earshot doctor --json"],
         run: run)
 
     struct Report: Encodable {
@@ -80,6 +85,11 @@ enum DoctorCommand {
                 let reply = try model.reply(to: [ChatMessage("user", "Reply with the word ready.")], maxTokens: 4)
                 return "replied \"\(reply)\"" + (choice.measuredSteps(in: store).map { "; \($0)" } ?? "")
             })
+        }
+        for choice in LanguageModelChoice.allCases where args.flag("accuracy") && choice.path(in: store) != nil {
+            var check = try child("float copy \(choice.rawValue)")
+            check.runtime = "llama.cpp"
+            record(check)
         }
         record(timed("text embedding") {
             let vector = try RunnerTextEmbedder(store: store).embed("a quick check of the embedding runtime")
@@ -180,8 +190,17 @@ enum DoctorCommand {
             let vectors = try encoder.embeddings(features: features, windows: [0..<(features.count / encoder.frontEnd.bands)])
             guard let vector = vectors.first, vector.allSatisfy(\.isFinite) else { throw LanguageError.failed("the embedding is not finite") }
             print("ran (\(vector.count) dimensions)")
+        case let name where name.hasPrefix("float copy "):
+            // in a child process of its own, as the runners are: a kernel that faults here ends only this check
+            let choice = try LanguageModelChoice(named: String(name.dropFirst("float copy ".count)))
+            let agreement = try FloatCopy.compare(choice, store: store)
+            let bound = FloatCopy.bounds(of: choice)
+            print(String(format: "next token as its float copy's at %.3f of %d positions (≥ %.2f), mean KL %.3f nats (≤ %.2f)",
+                         agreement.sameNextToken, agreement.positions, bound.sameNextToken, agreement.divergence, bound.divergence))
+            return FloatCopy.passes(agreement, for: choice) ? 0 : 1
         default:
-            throw UsageError(message: "unknown check '\(name)'; one of: \(onnxChecks.joined(separator: ", "))", path: ["earshot", "doctor"])
+            throw UsageError(message: "unknown check '\(name)'; one of: \((onnxChecks + LanguageModelChoice.allCases.map { "float copy \($0.rawValue)" }).joined(separator: ", "))",
+                             path: ["earshot", "doctor"])
         }
         return 0
     }
