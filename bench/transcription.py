@@ -15,6 +15,8 @@ per thread at once, each on its own copy of the model (`--earshot-jobs 1`: one a
 ESC-10 (rain, sea waves, a fire, a helicopter, a chainsaw, a clock), looped to its length, at a signal-to-noise ratio
 drawn from the given list (seeded; the list of the noisy VCTK test set, 2.5-17.5 dB, by default). They are built once
 under $EARSHOT_HOME/bench/noisy-speech-SNRS, with the same file names, so the same references score them.
+`--noise-margins` also gives each copy 0.7-1.8 s of the background alone before and after the speech (seeded), as the
+noisy VCTK set records its sentences: what a reader writes over noise that holds no speech counts as inserted words.
 """
 import argparse
 import json
@@ -46,9 +48,10 @@ def read_audio(path):
     return np.frombuffer(raw, np.float32)
 
 
-def noisy_copies(speech, files, snrs, home):
-    """The files mixed with ESC-10 backgrounds at the given SNRs (dB), built once: their paths."""
-    folder = os.path.join(home, "bench", "noisy-speech-" + "-".join(f"{x:g}" for x in snrs))
+def noisy_copies(speech, files, snrs, home, margins=False):
+    """The files mixed with ESC-10 backgrounds at the given SNRs (dB), built once: their paths. `margins`: with
+    0.7-1.8 s of the background alone before and after the speech (the SNR is the speech's)."""
+    folder = os.path.join(home, "bench", "noisy-" + ("margins-" if margins else "") + "speech-" + "-".join(f"{x:g}" for x in snrs))
     out = [os.path.join(folder, os.path.basename(f)) for f in files]
     done = os.path.join(folder, "built")
     if os.path.exists(done):
@@ -61,14 +64,16 @@ def noisy_copies(speech, files, snrs, home):
     rng = random.Random(19)
     clips = {kind: sorted(os.path.join(esc, kind, f) for f in os.listdir(os.path.join(esc, kind))) for kind in BACKGROUNDS}
     for source, target in zip(files, out):
-        clean = read_audio(source)
+        speech_only = read_audio(source)
+        lead, tail = (int(rng.uniform(0.7, 1.8) * RATE) for _ in range(2)) if margins else (0, 0)
+        clean = np.concatenate([np.zeros(lead, np.float32), speech_only, np.zeros(tail, np.float32)])
         noise = read_audio(rng.choice(clips[rng.choice(BACKGROUNDS)]))
         noise = np.resize(noise, len(clean))  # looped to the utterance's length
         snr = rng.choice(snrs)
-        gain = np.sqrt(np.mean(clean ** 2) / max(np.mean(noise ** 2), 1e-12) / 10 ** (snr / 10))
+        gain = np.sqrt(np.mean(speech_only ** 2) / max(np.mean(noise ** 2), 1e-12) / 10 ** (snr / 10))
         mixed = clean + gain * noise
-        mixed *= min(1.0, 0.99 / max(np.abs(mixed).max(), 1e-9))
-        subprocess.run(["sox", "-t", "f32", "-r", str(RATE), "-c", "1", "-", "-b", "16", target],
+        mixed *= min(1.0, 0.99 / max(np.abs(mixed).max(), 1e-9))  # written with sox -R: its dither seeded, the same bytes every time
+        subprocess.run(["sox", "-R", "-t", "f32", "-r", str(RATE), "-c", "1", "-", "-b", "16", target],
                        input=mixed.astype(np.float32).tobytes(), check=True)
     shutil.copy(os.path.join(speech, "transcripts.tsv"), os.path.join(folder, "transcripts.tsv"))
     open(done, "w").close()
@@ -97,6 +102,8 @@ def main():
                     help="files Earshot reads at once (`earshot transcribe --jobs`; default: its own, one per thread)")
     ap.add_argument("--noise", nargs="?", const="2.5,7.5,12.5,17.5", default=None, metavar="SNRS",
                     help="read noisy copies of the files, each at one of these SNRs in dB (default 2.5,7.5,12.5,17.5)")
+    ap.add_argument("--noise-margins", action="store_true",
+                    help="with --noise: 0.7-1.8 s of the background alone before and after each utterance")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench/results"))
     args = ap.parse_args()
     speech = data_dir()
@@ -107,7 +114,7 @@ def main():
     refs = os.path.join(speech, "transcripts.tsv")
     files = sorted(os.path.join(speech, f) for f in os.listdir(speech) if f.endswith(".flac"))
     if args.noise:
-        files = noisy_copies(speech, files, [float(x) for x in args.noise.split(",")], home)
+        files = noisy_copies(speech, files, [float(x) for x in args.noise.split(",")], home, margins=args.noise_margins)
     os.makedirs(args.out, exist_ok=True)
     rows = []
     runs = [(m, 1) for m in args.models.split(",") if m] + [(m, 5) for m in args.beam_models.split(",") if m]
@@ -139,7 +146,8 @@ def main():
                          "median_s": statistics.median(ts), "times_s": ts, "audio_s": audio})
     with open(os.path.join(args.out, "transcription.json"), "w") as f:
         json.dump(rows, f, indent=2)
-    noise = f", ESC-10 backgrounds at {args.noise} dB SNR" if args.noise else ""
+    noise = (f", ESC-10 backgrounds at {args.noise} dB SNR" + (", 0.7-1.8 s of it alone before and after" if args.noise_margins else "")
+             if args.noise else "")
     print(f"\n{len(files)} files{noise}, {rows[0]['audio_s']:.0f} s of audio, {args.threads} threads, "
           f"median of {args.runs} passes\n")
     print("| model | decoding | system | WER | median time | real-time factor | Earshot time / faster-whisper time |")

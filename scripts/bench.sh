@@ -48,6 +48,7 @@ python3 "$ROOT/bench/spinning.py" || status=1
 "$VENV/bin/python" "$ROOT/bench/live.py" || status=1
 # the same utterances under steady ESC-10 backgrounds at 2.5-17.5 dB SNR, one pass
 "$VENV/bin/python" "$ROOT/bench/transcription.py" --noise --runs 1 --out "$ROOT/bench/results/noisy" || status=1
+"$VENV/bin/python" "$ROOT/bench/transcription.py" --noise --noise-margins --runs 1 --out "$ROOT/bench/results/noisy-margins" || status=1
 # word times against known boundaries (espeak-ng words joined with known pauses) and faster-whisper's word_timestamps
 "$VENV/bin/python" "$ROOT/bench/word_timing.py" || status=1
 # archives: the CLI, earshot batch, shards and earshot_ray on one and two local Ray nodes, the same files

@@ -174,6 +174,27 @@ final class WhisperDecodingTests: XCTestCase {
         XCTAssertEqual(rest([("a reproach for its management. Again", 0.5)], readUntil: 6.0), ["a reproach for its management. Again"])
     }
 
+    /// A rest read after speech that ends in background noise: Whisper's readings of the noise ("Thank you.", "Thanks for
+    /// watching.", "George.") are fairly unlikely and doubt there is speech at all, and are dropped; the words a first
+    /// reading left out ("the middle yard.", "1814") are kept, likely or not. The measures are those base and tiny.en
+    /// gave the 173 utterances recorded with 0.7–1.8 s of background alone after them (BENCHMARKS.md).
+    func testARestOfNoiseIsDroppedAndLeftOutWordsAreKept() {
+        func looksLikeNoise(_ text: String, _ logProbability: Double, _ noSpeech: Double) -> Bool {
+            var segment = TranscriptSegment(start: 0, end: 1, text: text)
+            (segment.averageLogProbability, segment.noSpeechProbability) = (logProbability, noSpeech)
+            return WhisperDecoder.restLooksLikeNoise(WhisperDecoder.Window(segments: [segment], language: "en"))
+        }
+        XCTAssertTrue(looksLikeNoise("Thank you.", -0.961, 0.887))
+        XCTAssertTrue(looksLikeNoise("Thank you.", -0.675, 0.583))
+        XCTAssertTrue(looksLikeNoise("Thanks for watching.", -0.875, 0.424))
+        XCTAssertTrue(looksLikeNoise("George.", -0.963, 0.571))
+        XCTAssertFalse(looksLikeNoise("the middle yard.", -0.780, 0.047))
+        XCTAssertFalse(looksLikeNoise("This is our plot", -0.772, 0.038))
+        XCTAssertFalse(looksLikeNoise("1814", -0.370, 0.457))
+        XCTAssertFalse(looksLikeNoise("End quote.", -0.455, 0.151))
+        XCTAssertFalse(WhisperDecoder.restLooksLikeNoise(WhisperDecoder.Window(segments: [], language: "en")))
+    }
+
     /// A configuration saved before the second look existed decodes with it on; one saved without it keeps it off.
     func testASavedConfigurationDecodesWithItsSecondLook() throws {
         let saved = #"{"model":"base","threads":2,"language":"en","task":"transcribe","beamSize":1,"words":false,"temperature":0}"#
