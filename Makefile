@@ -67,7 +67,7 @@ swift-part-run:
 # The inner loop while changing code (139 tests: 66–72 s of tests, 88 s with the setup check, 102 s with every test target rebuilt, session 34): every test that takes under ~3 s, in the same optimised
 # build. Not a substitute for `make test`: the accuracy guards, float references, live, server and concurrency
 # tests are left out.
-SLOW_TESTS = WhisperFloatReferenceTests|LanguageFloatReferenceTests|ReplyEndTests.testAStopped|RealtimeAPITests|SlowClientTests|LiveTurnsTests|BatchCommandTests|ConnectionLoadTests|AccuracyGuardTests|MicrophoneCaptureTests|SoundVoiceAPITests|ConcurrentUseTests|NotesAPITests|NotesPipelineTests|VoiceTests|VoiceEnrolConcurrencyTests|SharedWhisperTests|SpeakerEncoderFloatReferenceTests|YAMNetFloatReferenceTests|LiveTranscriberTests|FileTranscriberTests|SpeechSegmenterTests.testBlocks|LanguageRunnerTests|DiarizationTests.testEnrolled|DiarizationTests.testLibriSpeech|DiarizeCommandTests.testTranscripts|DiarizeCommandTests.testLive
+SLOW_TESTS = WhisperFloatReferenceTests|LanguageFloatReferenceTests|CommandLineTests.testDoctorCompares|ReplyEndTests.testAStopped|RealtimeAPITests|SlowClientTests|LiveTurnsTests|BatchCommandTests|ConnectionLoadTests|AccuracyGuardTests|MicrophoneCaptureTests|SoundVoiceAPITests|ConcurrentUseTests|NotesAPITests|NotesPipelineTests|VoiceTests|VoiceEnrolConcurrencyTests|SharedWhisperTests|SpeakerEncoderFloatReferenceTests|YAMNetFloatReferenceTests|LiveTranscriberTests|FileTranscriberTests|SpeechSegmenterTests.testBlocks|LanguageRunnerTests|DiarizationTests.testEnrolled|DiarizationTests.testLibriSpeech|DiarizeCommandTests.testTranscripts|DiarizeCommandTests.testLive
 check: setup
 	$(SWIFT) test $(TEST_FLAGS) --skip '$(SLOW_TESTS)'
 

@@ -41,6 +41,17 @@ final class CommandLineTests: XCTestCase {
         XCTAssertGreaterThan(seen, 30)  // the whole tree was walked
     }
 
+    /// `earshot doctor --check "float copy small"` (what `doctor --accuracy` runs for each model, in a child process):
+    /// the small language model against its float copy, its figures and bounds printed, exit 0 within them.
+    func testDoctorComparesALanguageModelWithItsFloatCopy() throws {
+        let r = try CLI.run(["doctor", "--check", "float copy small"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("next token as its float copy's at") && r.stdout.contains("(≥ 0.90)"), r.stdout)
+        let unknown = try CLI.run(["doctor", "--check", "float copy nope"])
+        XCTAssertNotEqual(unknown.status, 0)
+        XCTAssertTrue(unknown.stderr.contains("default, small"), unknown.stderr)
+    }
+
     func testUsageErrorsExitWithTwo() throws {
         let cases: [([String], String)] = [
             (["frobnicate"], "unknown command 'frobnicate'"),

@@ -27,7 +27,7 @@ enum DoctorCommand {
         options: [
             Option(name: "accuracy", value: nil, help: "Also compare each language model with its float copy on this CPU."),
             Option(name: "json", value: nil, help: "Print JSON."),
-            Option(name: "check", value: "NAME", help: "Run one ONNX check in this process (what doctor runs in its children)."),
+            Option(name: "check", value: "NAME", help: "Run one network or float-copy check in this process (what doctor runs in its children)."),
         ],
         examples: ["earshot doctor", "earshot doctor --accuracy", "earshot doctor --json"],
         run: run)
@@ -87,9 +87,7 @@ enum DoctorCommand {
             })
         }
         for choice in LanguageModelChoice.allCases where args.flag("accuracy") && choice.path(in: store) != nil {
-            var check = try child("float copy \(choice.rawValue)")
-            check.runtime = "llama.cpp"
-            record(check)
+            record(try child("float copy \(choice.rawValue)"))  // llama.cpp's kernels, in a process of its own
         }
         record(timed("text embedding") {
             let vector = try RunnerTextEmbedder(store: store).embed("a quick check of the embedding runtime")
