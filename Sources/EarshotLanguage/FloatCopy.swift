@@ -39,51 +39,66 @@ public enum FloatCopy {
         "reference/llm/" + URL(fileURLWithPath: choice.file).deletingPathExtension().lastPathComponent + ".f16.gguf"
     }
 
-    /// Both files of `choice` read `text` (about 370 tokens of voice-note transcripts by default), on `threads`.
+    /// Both files of `choice` read `text` (about 370 tokens of voice-note transcripts by default), on `threads`. The
+    /// copy's reading is kept per machine (`FloatCopyReading`); the shipped model is always run.
     public static func compare(_ choice: LanguageModelChoice, store: ModelStore = ModelStore(), text: String = sampleText,
                                threads: Int = 2) throws -> Agreement {
         let shipped = try store.file(choice.file, of: "\(choice.displayName) (language model)")
         let copy = try store.file(file(of: choice), of: "\(choice.displayName) float copy")
-        let a = try nextTokenLogits(shipped, text: text, threads: threads), b = try nextTokenLogits(copy, text: text, threads: threads)
-        guard a.tokens == b.tokens, a.values.count == b.values.count, a.tokens > 0 else {
+        let threads = LlamaRuntime.threads(threads)
+        let reading = try FloatCopyReading.kept(copy, text: text, threads: threads, home: store.home)
+        var same = 0, divergence = 0.0, position = 0
+        let tokens = try reading.withLogits { copyRow in
+            try eachPosition(shipped, text: text, threads: threads) { logits in
+                guard position < reading.tokens.count, logits.count == reading.vocabulary else {
+                    throw LanguageError.failed("\(choice.displayName) and its float copy read the text as different tokens")
+                }
+                let p = copyRow(position)
+                let (best, logSum) = likeliestAndLogSum(logits), (copyBest, copyLogSum) = likeliestAndLogSum(p)
+                if best == copyBest { same += 1 }
+                // KL(copy ‖ shipped): Σ p (log p − log q) over the whole vocabulary
+                var sum = 0.0
+                for i in 0..<p.count {
+                    let lp = Double(p[i]) - copyLogSum
+                    sum += exp(lp) * (lp - (Double(logits[i]) - logSum))
+                }
+                divergence += sum
+                position += 1
+            }
+        }
+        guard tokens == reading.tokens, !tokens.isEmpty else {
             throw LanguageError.failed("\(choice.displayName) and its float copy read the text as different tokens")
         }
-        let vocabulary = a.values.count / a.tokens
-        var same = 0, divergence = 0.0
-        for position in 0..<a.tokens {
-            let rows = (position * vocabulary)..<((position + 1) * vocabulary)
-            let p = logSoftmax(b.values[rows]), q = logSoftmax(a.values[rows])
-            if p.indices.max(by: { p[$0] < p[$1] }) == q.indices.max(by: { q[$0] < q[$1] }) { same += 1 }
-            divergence += zip(p, q).reduce(0) { $0 + exp($1.0) * ($1.0 - $1.1) }
-        }
-        return Agreement(positions: a.tokens, sameNextToken: Double(same) / Double(a.tokens), divergence: divergence / Double(a.tokens))
+        return Agreement(positions: tokens.count, sameNextToken: Double(same) / Double(tokens.count), divergence: divergence / Double(tokens.count))
     }
 
-    /// Every position's next-token logits for `text`, read in batches of 64.
-    static func nextTokenLogits(_ path: String, text: String, threads: Int) throws -> (values: [Float], tokens: Int) {
+    /// Runs the model at `path` over `text` in batches of 64 and hands `body` every position's next-token logits in
+    /// order; returns the text's tokens.
+    static func eachPosition(_ path: String, text: String, threads: Int, _ body: (UnsafeBufferPointer<Float>) throws -> Void) throws -> [Int32] {
         let (model, context) = try LlamaRuntime.load(path, contextTokens: 2048, threads: threads, embeddings: false)
         defer { llama_free(context); llama_model_free(model) }
         guard let vocab = llama_model_get_vocab(model) else { throw LanguageError.failedToLoad(path: path) }
         let tokens = LlamaRuntime.tokenize(text, vocab: vocab, special: true)
         let vocabulary = Int(llama_vocab_n_tokens(vocab))
-        var values: [Float] = [], position = 0
         let batch = DecodeBatch(capacity: 64)
         for start in stride(from: 0, to: tokens.count, by: 64) {
             let chunk = tokens[start..<min(tokens.count, start + 64)]
-            batch.add(chunk, from: position)
+            batch.add(chunk, from: start)
             guard batch.decode(in: context) == 0 else { throw LanguageError.failed("llama.cpp could not read the text with \(path)") }
             for row in 0..<chunk.count {
-                values += UnsafeBufferPointer(start: llama_get_logits_ith(context, Int32(row)), count: vocabulary)
+                try body(UnsafeBufferPointer(start: llama_get_logits_ith(context, Int32(row)), count: vocabulary))
             }
-            position += chunk.count
         }
-        return (values, tokens.count)
+        return tokens.map { Int32($0) }
     }
 
-    static func logSoftmax(_ x: ArraySlice<Float>) -> [Double] {
-        let top = Double(x.max() ?? 0)
-        let sum = x.reduce(0.0) { $0 + exp(Double($1) - top) }
-        return x.map { Double($0) - top - log(sum) }
+    /// The likeliest token of a row of logits and the log of the sum of their exponentials (a token's log-probability
+    /// is its logit less that).
+    static func likeliestAndLogSum(_ logits: UnsafeBufferPointer<Float>) -> (Int, Double) {
+        var best = 0
+        for i in 1..<logits.count where logits[i] > logits[best] { best = i }
+        let top = Double(logits[best])
+        return (best, top + log(logits.reduce(0.0) { $0 + exp(Double($1) - top) }))
     }
 
     /// Transcripts of the kinds of notes people record (meetings, reminders, calls, ideas): what the models read.
