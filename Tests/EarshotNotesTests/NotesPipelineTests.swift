@@ -149,7 +149,6 @@ final class NotesPipelineTests: XCTestCase {
         XCTAssertEqual(NoteWriter.cleanTitle("Title: \"Budget cuts for the marketing team next quarter and beyond.\""),
                        "Budget cuts for the marketing team next quarter")
         XCTAssertTrue(NoteWriter.copiesOpening("Notes from the budget", of: Self.meeting))
-        XCTAssertEqual(Titles.keywords(from: Self.meeting), "Budget, Notes, Meeting")
     }
 
     /// Replies about a note with no Chinese, Japanese or Korean in it hold none of those characters: the default model,

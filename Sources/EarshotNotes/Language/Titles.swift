@@ -26,8 +26,49 @@ public enum Titles {
             frequency[word, default: 0] += 1
             if firstSeen[word] == nil { firstSeen[word] = i }
         }
-        let top = frequency.keys.sorted { (frequency[$0]!, -firstSeen[$0]!) > (frequency[$1]!, -firstSeen[$1]!) }.prefix(count)
+        let top = Array(frequency.keys.sorted { (frequency[$0]!, -firstSeen[$0]!) > (frequency[$1]!, -firstSeen[$1]!) }.prefix(count))
         guard !top.isEmpty else { return "Voice note" }
-        return top.map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined(separator: ", ")
+        return phrases(of: top, in: text).map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined(separator: ", ")
+    }
+
+    /// The key words in their order, a name among them written as the text writes it: key words of a name next to
+    /// each other, with the title before it ("Mrs. Rachel Lind", not "Mrs, Rachel, Lind"; "Dr. Okafor"). A word is
+    /// taken for part of a name when the text writes it capitalised inside a sentence: a sentence's first word ("Ask
+    /// Anna Berg…") is not, and other key words side by side are as often a subject and its verb as a phrase.
+    static func phrases(of keys: [String], in text: String) -> [String] {
+        let pattern = try! NSRegularExpression(pattern: "[\\p{L}\\p{N}']+")
+        let tokens = pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { Range($0.range, in: text) }
+        func word(_ i: Int) -> String { text[tokens[i]].lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "'")) }
+        func gap(before i: Int) -> Substring { text[tokens[i - 1].upperBound..<tokens[i].lowerBound] }
+        func title(_ i: Int) -> Bool {  // token i is a title's abbreviation ("Dr.") right before token i + 1
+            let written = text[tokens[i]], after = gap(before: i + 1)
+            return (2...3).contains(written.count) && written.first?.isUppercase == true && after.first == "."
+                && after.count > 1 && after.dropFirst().allSatisfy(\.isWhitespace)
+        }
+        func capitalisedInsideASentence(_ i: Int) -> Bool {
+            guard i > 0, text[tokens[i]].first?.isUppercase == true else { return false }
+            return !gap(before: i).contains { ".!?".contains($0) } || title(i - 1)
+        }
+        let nameWords = Set(tokens.indices.filter(capitalisedInsideASentence).map(word)).intersection(keys)
+        func part(_ i: Int) -> Bool { text[tokens[i]].first?.isUppercase == true && nameWords.contains(word(i)) }
+        var written: [String: String] = [:]  // each key word's name, from its first run
+        var i = 0
+        while i < tokens.count {
+            guard part(i) else { i += 1; continue }
+            var (start, end) = (i, i)
+            while end + 1 < tokens.count, part(end + 1), gap(before: end + 1).allSatisfy(\.isWhitespace) { end += 1 }
+            if start > 0, title(start - 1) { start -= 1 }
+            if end > start {
+                let name = String(text[tokens[start].lowerBound..<tokens[end].upperBound])
+                for j in start...end where keys.contains(word(j)) && written[word(j)] == nil { written[word(j)] = name }
+            }
+            i = end + 1
+        }
+        var out: [String] = []
+        for key in keys {
+            let phrase = written[key] ?? key
+            if !out.contains(phrase) { out.append(phrase) }
+        }
+        return out
     }
 }
