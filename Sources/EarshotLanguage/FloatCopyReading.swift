@@ -21,8 +21,11 @@ struct FloatCopyReading {
         let file = keptFile(copyPath, text: text, home: home)
         if let reading = try? load(file) { return reading }
         let folder = file.deletingLastPathComponent()
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let partial = folder.appendingPathComponent(".\(file.lastPathComponent).\(getpid())")
+        // written beside the kept file and renamed into place when done (a run killed midway leaves no kept file); where
+        // the home cannot be written, in the temporary folder, read from there and not kept
+        let kept = (try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)) != nil
+            && FileManager.default.isWritableFile(atPath: folder.path)
+        let partial = (kept ? folder : FileManager.default.temporaryDirectory).appendingPathComponent(".\(file.lastPathComponent).\(getpid())")
         defer { try? FileManager.default.removeItem(at: partial) }
         guard FileManager.default.createFile(atPath: partial.path, contents: nil), let out = FileHandle(forWritingAtPath: partial.path) else {
             throw LanguageError.failed("cannot write \(partial.path)")
@@ -40,7 +43,7 @@ struct FloatCopyReading {
             try out.write(contentsOf: header(tokens: tokens.count, vocabulary: vocabulary))
             try out.synchronize()
         }
-        guard rename(partial.path, file.path) == 0 else { return try load(partial) }
+        guard kept, rename(partial.path, file.path) == 0 else { return try load(partial) }
         // readings of this copy by an earlier build, CPU or text are never read again
         let prefix = file.lastPathComponent.prefix { $0 != "~" } + "~"
         for old in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []

@@ -4,7 +4,8 @@ import EarshotTestSupport
 import XCTest
 
 /// A float copy's reading is kept once per machine: kept and read back it is what the copy computes, and a kept
-/// file that is damaged (a run killed while writing it leaves only its hidden partial file) is computed again.
+/// file that is damaged (a run killed while writing it leaves only its hidden partial file) is computed again, and
+/// a home that cannot be written still gets its reading.
 final class FloatCopyReadingTests: XCTestCase {
     func testAKeptReadingIsTheCopysOwnAndADamagedOneIsReadAgain() throws {
         let copy = try FloatReference.installed(String(FloatCopy.file(of: .small).dropFirst("reference/".count)))
@@ -33,5 +34,12 @@ final class FloatCopyReadingTests: XCTestCase {
         XCTAssertEqual(again.tokens, tokens)
         again.withLogits { row in XCTAssertEqual(Array(row(fresh.count - 1)), fresh.last) }
         XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int, 64 + tokens.count * (fresh[0].count * 4 + 4))
+
+        // a home where nothing can be kept (here a plain file): the reading is made all the same, and not kept
+        let unwritable = home.appendingPathComponent("a-file")
+        try Data("x".utf8).write(to: unwritable)
+        let unkept = try FloatCopyReading.kept(copy, text: text, threads: 2, home: unwritable)
+        XCTAssertEqual(unkept.tokens, tokens)
+        unkept.withLogits { row in XCTAssertEqual(Array(row(0)), fresh.first) }
     }
 }
