@@ -128,7 +128,29 @@ public struct NoteWriter {
     }
 
     func readSummary(_ reply: String, part: Bool = false) -> String {
-        ReplyText.firstSentences(ReplyText.afterLabel("Summary:", in: reply), count: part ? 3 : 2)
+        Self.withoutRepeats(ReplyText.firstSentences(ReplyText.afterLabel("Summary:", in: reply), count: part ? 3 : 2))
+    }
+
+    /// A summary without the sentences and the clauses after a semicolon that only say again what came before it: the
+    /// 1.5B model summarised "Remember to call the dentist on Tuesday morning and move the appointment to next week."
+    /// as "The dentist needs to be called on Tuesday morning and the appointment moved to next week; the dentist needs
+    /// to be called." (seen on the notes page of a browser test). A part is a repeat when it has content words (not
+    /// `Titles.stopWords`) and every one of them was already said.
+    static func withoutRepeats(_ summary: String) -> String {
+        func content(_ text: String) -> Set<String> { Set(Titles.words(text).filter { $0.count > 2 && !Titles.stopWords.contains($0) }) }
+        var said = Set<String>(), kept: [String] = []
+        for sentence in ReplyText.sentences(summary) {
+            let end = sentence.last.map { ".!?".contains($0) } == true ? String(sentence.last!) : ""
+            var clauses: [String] = []
+            for clause in sentence.dropLast(end.count).components(separatedBy: ";") {
+                let words = content(clause)
+                if !said.isEmpty, !words.isEmpty, words.isSubset(of: said) { continue }
+                said.formUnion(words)
+                clauses.append(clause.trimmingCharacters(in: .whitespaces))
+            }
+            if !clauses.isEmpty { kept.append(clauses.joined(separator: "; ") + end) }
+        }
+        return kept.isEmpty ? summary : kept.joined(separator: " ")
     }
 
     func actionsRequest(_ chunk: String, grammar: String) -> ReplyRequest {
