@@ -67,9 +67,7 @@ struct FloatCopyReading {
     /// product on one thread, and the readings on one and two threads were the same to the byte (both copies, Zen 4).
     static func keptFile(_ copyPath: String, text: String, home: URL) -> URL {
         var key = LlamaRuntime.buildIdentity(of: copyPath, home: home)
-        let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?.split(separator: "\n")
-            .filter { $0.hasPrefix("model name") || $0.hasPrefix("flags") }.prefix(2).joined(separator: "\n") ?? ""
-        key += Data("\(cpu)\n\(format)\n".utf8) + Data(text.utf8)
+        key += Data("\(CPUInfo.identity)\n\(format)\n".utf8) + Data(text.utf8)
         let name = URL(fileURLWithPath: copyPath).deletingPathExtension().lastPathComponent
         return home.appendingPathComponent("reference/llm-readings/\(name)~\(SHA256.hex(key).prefix(16)).f32")
     }

@@ -109,9 +109,7 @@ final class WhisperFloatReferenceTests: XCTestCase {
             "EarshotSpeech/Models", "EarshotSpeech/Transcriber.swift", "EarshotCore/Features", "EarshotCore/ONNXRuntime",
             "COnnxRuntime", "CInt8Kernels",
         ]).utf8)
-        let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?.split(separator: "\n")
-            .filter { $0.hasPrefix("model name") || $0.hasPrefix("flags") }.prefix(2).joined(separator: "\n") ?? ""
-        key += Data(cpu.utf8) + Data("\(SpeechRecognizer.defaultThreadCount)".utf8)
+        key += Data(CPUInfo.identity.utf8) + Data("\(SpeechRecognizer.defaultThreadCount)".utf8)
         for item in items { item.audio.samples.withUnsafeBytes { key.append(contentsOf: $0) } }
         // and where the file segmenter cuts them, which also depends on the detector's model and sherpa-onnx's code
         let detector = try VoiceActivityDetector(settings: .files, store: store)

@@ -58,7 +58,7 @@ enum DoctorCommand {
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         if let name = args.value("check") { return try runCheck(name) }
         let store = ModelStore()
-        let (cpu, flags) = cpuInfo()
+        let (cpu, flags) = (CPUInfo.model, CPUInfo.flags)
         let build = (try? String(contentsOf: store.home.appendingPathComponent("runtime/llama/instruction-sets.txt"), encoding: .utf8))?
             .trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown (no runtime/llama/instruction-sets.txt: run `\(ModelStore.installCommand)`)"
         if !args.flag("json") {
@@ -102,15 +102,6 @@ enum DoctorCommand {
             return 1
         }
         return 0
-    }
-
-    static func cpuInfo() -> (model: String, flags: Set<String>) {
-        let text = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-        func field(_ name: String) -> String? {
-            text.split(separator: "\n").first { $0.hasPrefix(name) }.flatMap { $0.split(separator: ":", maxSplits: 1).last }
-                .map { $0.trimmingCharacters(in: .whitespaces) }
-        }
-        return (field("model name") ?? "unknown", Set((field("flags") ?? "").split(separator: " ").map(String.init)))
     }
 
     /// A language check: the runners are child processes already, and say how they ended.
