@@ -140,7 +140,7 @@ public struct NoteWriter {
         func content(_ text: String) -> Set<String> { Set(Titles.words(text).filter { $0.count > 2 && !Titles.stopWords.contains($0) }) }
         var said = Set<String>(), kept: [String] = []
         for sentence in ReplyText.sentences(summary) {
-            let end = sentence.last.map { ".!?".contains($0) } == true ? String(sentence.last!) : ""
+            let end = sentence.last.flatMap { ".!?".contains($0) ? String($0) : nil } ?? ""
             var clauses: [String] = []
             for clause in sentence.dropLast(end.count).components(separatedBy: ";") {
                 let words = content(clause)

@@ -16,9 +16,20 @@ public enum Titles {
 
     /// Lower-case words of a text (letters, digits and apostrophes).
     static func words(_ text: String) -> [String] {
-        text.lowercased().components(separatedBy: CharacterSet.letters.union(.decimalDigits).union(CharacterSet(charactersIn: "'")).inverted)
-            .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "'")) }.filter { !$0.isEmpty }
+        wordRanges(in: text).map { word(text[$0]) }.filter { !$0.isEmpty }
     }
+
+    /// Where the words of a text are: runs of letters (with their marks), digits and apostrophes.
+    static func wordRanges(in text: String) -> [Range<String.Index>] {
+        wordPattern.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { Range($0.range, in: text) }
+    }
+
+    /// A word as `words` gives it: lower case, without apostrophes at either end.
+    static func word(_ written: Substring) -> String {
+        written.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "'"))
+    }
+
+    private static let wordPattern = try! NSRegularExpression(pattern: "[\\p{L}\\p{M}\\p{Nd}']+")
 
     public static func keywords(from text: String, count: Int = 3) -> String {
         var frequency: [String: Int] = [:], firstSeen: [String: Int] = [:]
@@ -36,9 +47,8 @@ public enum Titles {
     /// taken for part of a name when the text writes it capitalised inside a sentence: a sentence's first word ("Ask
     /// Anna Berg…") is not, and other key words side by side are as often a subject and its verb as a phrase.
     static func phrases(of keys: [String], in text: String) -> [String] {
-        let pattern = try! NSRegularExpression(pattern: "[\\p{L}\\p{N}']+")
-        let tokens = pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { Range($0.range, in: text) }
-        func word(_ i: Int) -> String { text[tokens[i]].lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "'")) }
+        let tokens = wordRanges(in: text)
+        func word(_ i: Int) -> String { Self.word(text[tokens[i]]) }
         func gap(before i: Int) -> Substring { text[tokens[i - 1].upperBound..<tokens[i].lowerBound] }
         func title(_ i: Int) -> Bool {  // token i is a title's abbreviation ("Dr.") right before token i + 1
             let written = text[tokens[i]], after = gap(before: i + 1)
