@@ -2,8 +2,8 @@ import EarshotCore
 import Foundation
 
 /// A float copy's next-token logits at every position of a text, kept on disk. The copy's part of
-/// `FloatCopy.compare` was most of its time (the default model's copy is 3.6 GB of float16 weights: about 15 s of one
-/// core of a 2-core machine), and it is a fixed function of the copy, the text, llama.cpp's build and the CPU, so it is
+/// `FloatCopy.compare` was most of its time (the default model's copy is 3.6 GB of float16 weights: the two copies took
+/// about 15 s of one core of a 2-core Zen 4 together), and it is a fixed function of the copy, the text, llama.cpp's build and the CPU, so it is
 /// computed once per machine (as the Whisper float references' transcripts are) and the shipped model is always run
 /// afresh. The logits are kept whole, as float32 (222 MB for the default model's 366 positions, 75 MB for the small
 /// one's): the divergence needs the copy's whole distribution, whose tail is wide on voice-note text (the 1,000
@@ -28,7 +28,7 @@ struct FloatCopyReading {
         let partial = (kept ? folder : FileManager.default.temporaryDirectory).appendingPathComponent(".\(file.lastPathComponent).\(getpid())")
         defer { try? FileManager.default.removeItem(at: partial) }
         guard FileManager.default.createFile(atPath: partial.path, contents: nil), let out = FileHandle(forWritingAtPath: partial.path) else {
-            throw LanguageError.failed("cannot write \(partial.path)")
+            throw LanguageError.failed("cannot write \(partial.path), where the float copy's reading is made: free some room there")
         }
         var vocabulary = 0
         do {

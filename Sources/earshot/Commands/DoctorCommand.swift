@@ -22,7 +22,8 @@ enum DoctorCommand {
 
         --accuracy also compares each language model with the float copy setup keeps of it (reference/llm): llama.cpp
         picks its 4-bit kernels by the CPU's extensions, and a kernel that computes wrongly here shows as next tokens
-        that part from the copy's (about 20 s for the default model).
+        that part from the copy's (16 s for the default model the first time, 6 s once the copy's reading is kept
+        in reference/llm-readings).
         """,
         options: [
             Option(name: "accuracy", value: nil, help: "Also compare each language model with its float copy on this CPU."),
