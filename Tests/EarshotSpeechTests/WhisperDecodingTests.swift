@@ -112,6 +112,26 @@ final class WhisperDecodingTests: XCTestCase {
         XCTAssertTrue(prompted.text.contains("4"), prompted.text)
     }
 
+    /// `--language auto`: German and English speech are told apart, the detection's probability is kept and
+    /// `--json` writes it (`language_probability`); a language given by the user has none.
+    func testDetectedLanguageComesWithItsProbability() async throws {
+        let german = try TestAudio.speech("Das ist ein kurzer Satz auf Deutsch, gesprochen von einer Maschine.", voice: "de")
+        let english = try TestAudio.speech("The meeting moved to Thursday afternoon in the north building.")
+        let auto = try Transcriber(Transcriber.Configuration(model: .base, language: "auto"))
+        for (audio, code) in [(german, "de"), (english, "en")] {
+            let transcript = try await auto.transcribe(audio, source: code)
+            XCTAssertEqual(transcript.language, code, transcript.text)
+            let probability = try XCTUnwrap(transcript.languageProbability)
+            XCTAssertGreaterThan(probability, 0.5, code)
+            XCTAssertLessThanOrEqual(probability, 1, code)
+            let json = try JSONSerialization.jsonObject(with: Data(JSONTranscriptWriter().render(transcript).utf8)) as? [String: Any]
+            XCTAssertEqual(json?["language_probability"] as? Double, JSONTranscriptWriter.ms(probability))
+        }
+        let given = try await Transcriber(Transcriber.Configuration(model: .base, language: "en")).transcribe(english, source: "en")
+        XCTAssertNil(given.languageProbability)
+        XCTAssertFalse(JSONTranscriptWriter().render(given).contains("language_probability"))
+    }
+
     /// Greedy decoding's second look: a window whose greedy text is unlikely (average log-probability per token below
     /// `unsureBelow`) comes back as beam search reads it, and any other as greedy decoding reads it. Words spoken one
     /// at a time by espeak-ng are hard for Whisper (base read these at about -0.65, and beam search read them

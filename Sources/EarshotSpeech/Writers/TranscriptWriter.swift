@@ -114,8 +114,15 @@ public struct JSONTranscriptWriter: TranscriptWriting {
     public init() {}
     public let fileExtension = "json"
 
+    /// `language_probability` only where the language was detected (`--language auto`), as faster-whisper reports it.
     private struct Document: Encodable {
-        let source: String, model: String, language: String?, duration: Double, text: String, segments: [Segment]
+        let source: String, model: String, language: String?, languageProbability: Double?, duration: Double, text: String
+        let segments: [Segment]
+
+        enum CodingKeys: String, CodingKey {
+            case source, model, language, duration, text, segments
+            case languageProbability = "language_probability"
+        }
     }
     /// A segment as `transcribe --json` writes it: its times, text, speaker, (when asked for) words, and Whisper's own
     /// measures of it under OpenAI's `verbose_json` names (a low `avg_logprob` with a high `no_speech_prob` is often
@@ -169,8 +176,8 @@ public struct JSONTranscriptWriter: TranscriptWriting {
     public func render(_ t: Transcript) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let doc = Document(source: t.source, model: t.model, language: t.language, duration: Self.ms(t.duration), text: t.text,
-                           segments: Self.segments(of: t))
+        let doc = Document(source: t.source, model: t.model, language: t.language, languageProbability: t.languageProbability.map(Self.ms),
+                           duration: Self.ms(t.duration), text: t.text, segments: Self.segments(of: t))
         return String(decoding: (try? encoder.encode(doc)) ?? Data(), as: UTF8.self) + "\n"
     }
 }
