@@ -232,6 +232,18 @@ final class NotesPipelineTests: XCTestCase {
         let hits = try search.search(query, mode: .meaning)
         XCTAssertEqual(hits.first?.id, vet, "\(hits.map { ($0.title, $0.score) })")
         XCTAssertEqual(try search.search(query, mode: .both).first?.id, vet)
+        // a note that shares neither words nor meaning with the query is no match (MiniLM still gives it a cosine)
+        let dentist = try fixture.note(store, title: "Dentist", transcript: "Remember to call the dentist on Tuesday morning and move the appointment to next week.")
+        let lind = try fixture.note(store, title: "Mrs. Rachel Lind", transcript: "Mrs. Rachel Lind is surprised to see Matthew Cuthbert driving over the hollow road in his best suit.")
+        _ = try await pipeline(store).run()
+        let teeth = try search.search("toothache", mode: .meaning)
+        XCTAssertEqual(teeth.first?.id, dentist, "\(teeth.map { ($0.title, $0.score) })")
+        for mode in [NotesSearch.Mode.meaning, .both] {
+            let hits = try search.search("dentist", mode: mode)
+            XCTAssertEqual(hits.first?.id, dentist, "\(mode)")
+            XCTAssertFalse(hits.contains { $0.id == lind }, "\(mode): \(hits.map { ($0.title, $0.score) })")
+        }
+        XCTAssertEqual(try search.search("quantum physics", mode: .meaning).map(\.title), [], "nothing is about physics")
     }
 
     // MARK: durability

@@ -70,8 +70,8 @@ enum NotesSearchCommand {
         discussion: """
         Words are matched ignoring case and accents ("cafe" finds "Café"); all words must appear, or if no
         note has them all, any. FTS5 syntax works too: "exact phrase", budget OR costs, NOT draft, launch*.
-        --semantic finds notes by meaning (all-MiniLM-L6-v2 embeddings), even without shared words; the
-        default ranks by both.
+        --semantic finds notes by meaning (all-MiniLM-L6-v2 embeddings), even without shared words, leaving
+        out notes whose cosine to the query is under 0.2 (about something else); the default ranks by both.
         """,
         options: [
             Option(name: "words", value: nil, help: "Match words only (full-text index)."),
