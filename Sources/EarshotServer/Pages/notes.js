@@ -41,11 +41,12 @@ async function show(id, focus = true) {
   $("note-summary").textContent = note.summary || "(not yet)";
   $("note-actions").innerHTML = note.actions.map((a) => `<li>${Earshot.escape(a)}</li>`).join("") || "<li class=muted>none</li>";
   // a button per word when the transcript has word times (per segment otherwise): the word being played is
-  // highlighted, and a click on a word plays from there; who said it before each part, a colour per voice
+  // highlighted, and a click on a word plays from there; who said it where the voice changes, a colour per voice
+  // (a speaker's segments in a row read as one turn under one name)
   const voices = new Map();
-  const who = (s) => Earshot.speakerTag(s.speaker, voices);
+  const who = (s, i) => (i > 0 && note.segments[i - 1].speaker === s.speaker) ? "" : Earshot.speakerTag(s.speaker, voices);
   $("note-transcript").classList.toggle("by-speaker", note.segments.some((s) => s.speaker));
-  $("note-transcript").innerHTML = note.segments.map((s, i) => who(s) + ((s.words || []).length
+  $("note-transcript").innerHTML = note.segments.map((s, i) => who(s, i) + ((s.words || []).length
     ? `<span class="segment" data-index="${i}">${s.words.map((w) =>
         `<button type="button" data-start="${w.start}" data-end="${w.end}">${Earshot.escape(w.word.trim())}</button>`).join(" ")}</span>`
     : `<button type="button" data-start="${s.start}" data-end="${s.end}" data-index="${i}">${Earshot.escape(s.text)}</button>`)).join(" ")
