@@ -34,6 +34,8 @@ class OpenAIClientTest(unittest.TestCase):
         words = set(result.text.lower().replace(".", "").replace(",", "").split())
         # espeak-ng's voice through tiny.en: most of the ten words, not all
         self.assertGreaterEqual(len(words & set(SENTENCE.split())), 5, result.text)
+        self.assertEqual(result.usage.type, "duration")
+        self.assertGreater(result.usage.seconds, 2)
         with self.clip("train.wav") as f:
             text = self.client.audio.transcriptions.create(model="whisper-1", file=f, response_format="text")
         self.assertEqual(text.strip(), result.text)
@@ -58,6 +60,7 @@ class OpenAIClientTest(unittest.TestCase):
             result = self.client.audio.transcriptions.create(
                 model="tiny.en", file=f, response_format="verbose_json", timestamp_granularities=["segment"])
         self.assertGreater(result.duration, 2)
+        self.assertEqual((result.usage.type, result.usage.seconds), ("duration", result.duration))
         self.assertTrue(result.segments)
         self.assertLess(result.segments[0].start, result.segments[-1].end)
 

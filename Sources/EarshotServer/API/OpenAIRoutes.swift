@@ -23,7 +23,14 @@ enum OpenAIRoutes {
         var data: [Entry]
     }
 
-    struct TextBody: Codable, Sendable { var text: String }
+    /// What a transcription used, as OpenAI reports it for Whisper: the seconds of audio read.
+    struct DurationUsage: Codable, Sendable {
+        var type = "duration"
+        var seconds: Double
+    }
+
+    /// OpenAI's `json` answer: the text, and the audio's seconds as its usage.
+    struct TextBody: Codable, Sendable { var text: String; var usage: DurationUsage? }
 
     /// OpenAI's verbose_json: segments with Whisper's own measures, and words when asked for.
     struct Verbose: Codable, Sendable {
@@ -42,6 +49,7 @@ enum OpenAIRoutes {
         var text: String
         var segments: [Segment]?
         var words: [Word]?
+        var usage: DurationUsage?
     }
 
     /// OpenAI's diarized_json: segments with their speaker — a known speaker's name, an enrolled person's, or
@@ -51,12 +59,11 @@ enum OpenAIRoutes {
             var type = "transcript.text.segment"
             var id: String, start: Double, end: Double, text: String, speaker: String
         }
-        struct Usage: Codable, Sendable { var type = "duration"; var seconds: Double }
         var task = "transcribe"
         var duration: Double
         var text: String
         var segments: [Segment]
-        var usage: Usage
+        var usage: DurationUsage
     }
 
     static func add(to router: inout Router, _ services: Services) {
@@ -96,10 +103,9 @@ enum OpenAIRoutes {
     /// OpenAI's streamed transcription events: the text a piece at a time as Whisper reads it, then the whole.
     struct TextDelta: Codable, Sendable { var type = "transcript.text.delta"; var delta: String }
     struct TextDone: Codable, Sendable {
-        struct Usage: Codable, Sendable { var type = "duration"; var seconds: Double }
         var type = "transcript.text.done"
         var text: String
-        var usage: Usage
+        var usage: DurationUsage
     }
 
     /// `stream=true`: Server-Sent Events while the file is read — a `transcript.text.delta` per segment (joined,
@@ -206,8 +212,9 @@ enum OpenAIRoutes {
                 Verbose.Word(word: word.word.trimmingCharacters(in: CharacterSet.whitespaces), start: word.start, end: word.end)
             } : nil
             return .json(Verbose(task: task.rawValue, language: transcript.language ?? speech.language, duration: transcript.duration,
-                                 text: transcript.text, segments: granularities == ["word"] ? nil : segments, words: words))
-        default: return .json(TextBody(text: transcript.text))
+                                 text: transcript.text, segments: granularities == ["word"] ? nil : segments, words: words,
+                                 usage: DurationUsage(seconds: transcript.duration)))
+        default: return .json(TextBody(text: transcript.text, usage: DurationUsage(seconds: transcript.duration)))
         }
     }
 
