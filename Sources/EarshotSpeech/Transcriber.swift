@@ -237,8 +237,10 @@ public actor Transcriber {
         }
         try read(pieces.finish())
         while !inFlight.isEmpty { try take() }
+        // without speech nothing was detected: "auto" is no language (an English-only model's is English)
+        let asked = decoding.language != "auto" ? decoding.language : recognizer.model.isMultilingual ? nil : "en"
         var transcript = Transcript(source: source, model: recognizer.model.rawValue, duration: Double(pieces.length) / rate,
-                                    segments: segments, language: language ?? decoding.language)
+                                    segments: segments, language: language ?? asked)
         transcript.languageProbability = languageProbability
         return transcript
     }

@@ -130,6 +130,13 @@ final class WhisperDecodingTests: XCTestCase {
         let given = try await Transcriber(Transcriber.Configuration(model: .base, language: "en")).transcribe(english, source: "en")
         XCTAssertNil(given.languageProbability)
         XCTAssertFalse(JSONTranscriptWriter().render(given).contains("language_probability"))
+        // "auto" is never a transcript's language: tiny.en writes English, and where no speech was heard nothing was found
+        let tiny = try await Transcriber(Transcriber.Configuration(model: .tinyEn, language: "auto")).transcribe(english, source: "tiny")
+        XCTAssertEqual(tiny.language, "en")
+        XCTAssertNil(tiny.languageProbability)
+        let silence = AudioBuffer(samples: [Float](repeating: 0, count: 3 * 16_000), sampleRate: 16_000)
+        let unheard = try await auto.transcribe(silence, source: "silence")
+        XCTAssertNil(unheard.language)
     }
 
     /// Greedy decoding's second look: a window whose greedy text is unlikely (average log-probability per token below

@@ -211,7 +211,8 @@ enum OpenAIRoutes {
             let words = speech.words ? transcript.words.map { word in
                 Verbose.Word(word: word.word.trimmingCharacters(in: CharacterSet.whitespaces), start: word.start, end: word.end)
             } : nil
-            return .json(Verbose(task: task.rawValue, language: transcript.language ?? speech.language, duration: transcript.duration,
+            // no language only where "auto" heard no speech: OpenAI's field is never empty
+            return .json(Verbose(task: task.rawValue, language: transcript.language ?? "en", duration: transcript.duration,
                                  text: transcript.text, segments: granularities == ["word"] ? nil : segments, words: words,
                                  usage: DurationUsage(seconds: transcript.duration)))
         default: return .json(TextBody(text: transcript.text, usage: DurationUsage(seconds: transcript.duration)))

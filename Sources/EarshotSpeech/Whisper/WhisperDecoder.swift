@@ -85,7 +85,8 @@ final class WhisperDecoder: @unchecked Sendable {
         let context = Context(cross: Dictionary(uniqueKeysWithValues: zip(names, cross)),
                               rules: LogitRules(spec: spec, windowSeconds: seconds, timestamps: decoding.timestamps),
                               maxTokens: Self.maxTokens(seconds: seconds, spec: spec))
-        var language = decoding.language, languageProbability: Double?
+        // an English-only model writes English whatever it was asked ("auto" included)
+        var language = spec.multilingual ? decoding.language : "en", languageProbability: Double?
         if spec.multilingual && decoding.language == "auto" {
             (language, languageProbability) = try detectLanguage(context)
         }
