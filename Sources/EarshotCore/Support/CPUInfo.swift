@@ -13,9 +13,8 @@ public enum CPUInfo {
 
     public static var flags: Set<String> { Set((field("flags") ?? "").split(separator: " ").map(String.init)) }
 
-    private static var lines: [Substring] {
-        ((try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? "").split(separator: "\n")
-    }
+    /// Read once: the CPU does not change under a running process.
+    private static let lines: [Substring] = ((try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? "").split(separator: "\n")
 
     private static func field(_ name: String) -> String? {
         lines.first { $0.hasPrefix(name) }.flatMap { $0.split(separator: ":", maxSplits: 1).last }
