@@ -134,10 +134,10 @@ public struct NoteWriter {
     /// A summary without the sentences and the clauses after a semicolon that only say again what came before it: the
     /// 1.5B model summarised "Remember to call the dentist on Tuesday morning and move the appointment to next week."
     /// as "The dentist needs to be called on Tuesday morning and the appointment moved to next week; the dentist needs
-    /// to be called." (seen on the notes page of a browser test). A part is a repeat when it has content words (not
-    /// `Titles.stopWords`) and every one of them was already said.
+    /// to be called." (seen on the notes page of a browser test). A part is a repeat when it has content words
+    /// (`Titles.isContentWord`) and every one of them was already said.
     static func withoutRepeats(_ summary: String) -> String {
-        func content(_ text: String) -> Set<String> { Set(Titles.words(text).filter { $0.count > 2 && !Titles.stopWords.contains($0) }) }
+        func content(_ text: String) -> Set<String> { Set(Titles.words(text).filter(Titles.isContentWord)) }
         var said = Set<String>(), kept: [String] = []
         for sentence in ReplyText.sentences(summary) {
             let end = sentence.last.flatMap { ".!?".contains($0) ? String($0) : nil } ?? ""

@@ -29,11 +29,14 @@ public enum Titles {
         written.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "'"))
     }
 
+    /// A word that says what a text is about: three letters or more and not a stop word (of `words`' lower case).
+    static func isContentWord(_ word: String) -> Bool { word.count > 2 && !stopWords.contains(word) }
+
     private static let wordPattern = try! NSRegularExpression(pattern: "[\\p{L}\\p{M}\\p{Nd}']+")
 
     public static func keywords(from text: String, count: Int = 3) -> String {
         var frequency: [String: Int] = [:], firstSeen: [String: Int] = [:]
-        for (i, word) in words(text).enumerated() where word.count > 2 && !stopWords.contains(word) && Int(word) == nil {
+        for (i, word) in words(text).enumerated() where isContentWord(word) && Int(word) == nil {
             frequency[word, default: 0] += 1
             if firstSeen[word] == nil { firstSeen[word] = i }
         }
