@@ -4,6 +4,33 @@
 #include <stdio.h>
 #include <string.h>
 
+static int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+// libmicrohttpd's own unescaping, but for "%00": decoded, a NUL would end the C string the handler is given, and
+// "/api/voices/a%00b/enroll" would reach the handler as "/api/voices/a". Left as written, it is an ordinary character
+// that no route or name accepts.
+static size_t earshot_unescape(void *cls, struct MHD_Connection *connection, char *text) {
+    (void)cls;
+    (void)connection;
+    char *out = text;
+    for (const char *in = text; *in != '\0'; ) {
+        int high, low;
+        if (in[0] == '%' && (high = hex_value(in[1])) >= 0 && (low = hex_value(in[2])) >= 0 && (high | low) != 0) {
+            *out++ = (char)(high * 16 + low);
+            in += 3;
+        } else {
+            *out++ = *in++;
+        }
+    }
+    *out = '\0';
+    return (size_t)(out - text);
+}
+
 struct MHD_Daemon *earshot_http_start(const char *host, uint16_t port, unsigned connection_limit, unsigned per_ip_limit,
                                       unsigned threads, unsigned timeout_seconds,
                                       MHD_AccessHandlerCallback handler, void *handler_cls,
@@ -37,6 +64,7 @@ struct MHD_Daemon *earshot_http_start(const char *host, uint16_t port, unsigned 
         MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
         MHD_OPTION_NOTIFY_CONNECTION, connections, connections_cls,
+        MHD_OPTION_UNESCAPE_CALLBACK, earshot_unescape, NULL,
         MHD_OPTION_END);
     freeaddrinfo(found);
     if (daemon == NULL) snprintf(error, error_size, "cannot listen on %s port %u (in use, or not an address of this machine)",

@@ -1,3 +1,4 @@
+import EarshotCore
 import EarshotSpeech
 import Foundation
 
@@ -75,7 +76,13 @@ public struct BatchJob: Codable, Sendable, Equatable {
                              options: BatchOptions = BatchOptions()) throws -> BatchJob {
         do {
             let read = try JSONDecoder().decode(Line.self, from: Data(line.utf8))
+            // no file system has a longer path; what is refused is quoted only in part
+            if read.path.utf8.count > Int(PATH_MAX) {
+                throw BatchError.badJob(line: number, problem: "\"path\" '\(ShownText.echoed(read.path))' is longer than a path can be")
+            }
             return BatchJob(id: read.id, path: read.path, tasks: read.tasks ?? tasks, options: read.options ?? options)
+        } catch let error as BatchError {
+            throw error
         } catch let DecodingError.dataCorrupted(context) where context.codingPath.isEmpty {
             throw BatchError.badJob(line: number, problem: "not JSON (\(context.debugDescription))")
         } catch let DecodingError.dataCorrupted(context) where context.codingPath.first?.stringValue == "tasks" {

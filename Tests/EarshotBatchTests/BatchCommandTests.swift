@@ -39,13 +39,16 @@ final class BatchCommandTests: XCTestCase {
             #"{"id": "beam", "path": "\#(good)", "options": {"beam_size": 99}}"#,
             #"{"id": "voices", "path": "\#(good)", "tasks": ["diarize"]}"#,
             #"{"id": "again", "path": "\#(good)"}"#,
+            #"{"id": "endless", "path": ""# + String(repeating: "x", count: 200_000) + #""}"#,
         ]
         let r = try CLI.run(["batch", "--threads", "2"], stdin: Data((lines.joined(separator: "\n") + "\n").utf8))
         XCTAssertEqual(r.status, 0, r.stderr)
         let out = try results(r.stdout)
-        XCTAssertEqual(out.count, 10, "one line per job line (the blank line is none): \(r.stdout)")
-        XCTAssertEqual(out.map(\.id), ["good", nil, "empty", "nopath", "text", "dance", "missing", "beam", "voices", "again"])
-        XCTAssertEqual(out.map(\.ok), [true, false, false, false, false, false, false, false, true, true])
+        XCTAssertEqual(out.count, 11, "one line per job line (the blank line is none): \(r.stdout.prefix(2_000))")
+        XCTAssertEqual(out.map(\.id), ["good", nil, "empty", "nopath", "text", "dance", "missing", "beam", "voices", "again", nil])
+        XCTAssertEqual(out.map(\.ok), [true, false, false, false, false, false, false, false, true, true, false])
+        XCTAssertEqual(out[10].error, "input line 12 is not a job: is 200029 bytes long; a job line is read up to 65536 bytes",
+                       "a line too long is skipped whole and not echoed")
         let errors = out.compactMap(\.error)
         XCTAssertTrue(errors[0].hasPrefix("input line 2 is not a job: not JSON"), errors[0])
         XCTAssertTrue(errors[1].contains("\(empty): file is empty"), errors[1])
@@ -70,6 +73,30 @@ final class BatchCommandTests: XCTestCase {
         let single = try CLI.run(["transcribe", "--json", "--threads", "2", good])
         let document = try JSONSerialization.jsonObject(with: Data(single.stdout.utf8)) as? [String: Any]
         XCTAssertEqual(out[9].text, document?["text"] as? String)
+    }
+
+    /// A FIFO among the recordings (in a folder or named) is refused like any file that cannot be read: the batch
+    /// goes on to the next and ends, where it once waited for ever to hash the pipe.
+    func testAPipeAmongTheRecordingsIsRefusedAndTheBatchEnds() throws {
+        let good = try speech("archive/a.wav", Sentences.all[0])
+        let pipe = dir.appendingPathComponent("archive/p.wav").path
+        XCTAssertEqual(mkfifo(pipe, 0o600), 0)
+        // should the refusal ever go, a writer that opens and closes the pipe ends the wait, and the test fails on
+        // what the batch then says instead of hanging the suite
+        let release = DispatchWorkItem { for _ in 0..<4 { let fd = open(pipe, O_WRONLY); if fd >= 0 { close(fd) } } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: release)
+        defer { release.cancel() }
+        let output = dir.appendingPathComponent("out").path
+        for arguments in [[dir.appendingPathComponent("archive").path], [pipe, good]] {
+            let r = try CLI.run(["batch", "--output", output] + arguments)
+            XCTAssertEqual(r.status, 1, r.stderr)
+            let out = try results(r.stdout)
+            XCTAssertEqual(Set(out.map(\.path)), [good, pipe])
+            let refused = out.first { $0.path == pipe }
+            XCTAssertEqual(refused?.ok, false)
+            XCTAssertTrue(refused?.error?.hasPrefix("\(pipe): cannot read file (not a regular file") == true, refused?.error ?? "")
+            XCTAssertEqual(out.first { $0.path == good }?.ok, true)
+        }
     }
 
     /// Shards of a folder hold each file once; results are kept by content, so a rerun does nothing again and a

@@ -91,7 +91,7 @@ final class NotesPipelineTests: XCTestCase {
         XCTAssertThrowsError(try store.renameSpeaker(hers, from: "Ruth", to: "Ann")) {
             XCTAssertEqual($0 as? NotesError, .unknownSpeaker(note: hers, speaker: "Ruth", speakers: ["Ruth Jones"]))
         }
-        for bad in ["", "SPEAKER_03", "two\nlines", String(repeating: "x", count: 81)] {
+        for bad in ["", "SPEAKER_03", "two\nlines", String(repeating: "x", count: 81), "Ru\u{1B}[31mth", "Ruth\u{202E}"] {
             XCTAssertThrowsError(try store.renameSpeaker(hers, from: "Ruth Jones", to: bad)) {
                 XCTAssertEqual($0 as? NotesError, .badSpeakerName(bad.trimmingCharacters(in: .whitespacesAndNewlines)))
             }

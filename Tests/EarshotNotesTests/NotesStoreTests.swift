@@ -184,6 +184,65 @@ final class NotesStoreTests: XCTestCase {
         XCTAssertEqual(try store.list().count, 40, "every recording is a note")
     }
 
+    /// Garbage over page 2, the root of the notes table: SQLite reaches no note any more, though the leaf pages that
+    /// hold them are intact. Repair reads those pages itself and carries every note with its id, title, summary,
+    /// action items, transcript, segments (speaker names) and tags — none made again from its recording.
+    func testRepairAfterTheNotesTablesRootIsDamagedCarriesEveryNoteWithItsMetadata() throws {
+        let database = fixture.notesDirectory.appendingPathComponent("notes.db")
+        var before: [[SQLValue]] = []
+        do {
+            let store = try fixture.store()
+            for i in 1...30 {
+                let id = try fixture.note(store, title: "Note \(i) about the booth", transcript: String(repeating: "words of note \(i). ", count: 20),
+                                          tags: ["n\(i)", "work"])
+                let segments = #"[{"start":0,"end":1.5,"text":"I will send it.","speaker":"Ruth Jones"}]"#
+                try store.db.query("UPDATE notes SET summary = ?, actions = ?, segments = ? WHERE id = ?",
+                                   [.text("Summary \(i)."), .text(#"["Ruth Jones: send it"]"#), .text(segments), .integer(Int64(id))])
+            }
+            try store.delete(30)  // the highest id: never given again, repair or not
+            XCTAssertEqual(try store.db.query("SELECT rootpage FROM sqlite_master WHERE name = 'notes'").first?.first?.int, 2)
+            before = try store.db.query("SELECT \(NotesStore.noteColumns) FROM notes ORDER BY id")
+            XCTAssertEqual(before.count, 29)
+            try store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database.path + suffix) }
+        var bytes = try Data(contentsOf: database)
+        let page = Int(bytes[16]) << 8 | Int(bytes[17])
+        XCTAssertNotEqual(bytes[page], 0x0D, "page 2 is an interior page above the notes' leaves")
+        for i in page..<(2 * page) { bytes[i] = UInt8(truncatingIfNeeded: i &* 2_654_435_761 >> 13) }
+        try bytes.write(to: database)
+
+        let damaged = try fixture.store()
+        XCTAssertNotNil(damaged.damage, "the damage is found, not read as an empty store")
+        let repair = try NotesStore.repair(directory: fixture.notesDirectory)
+        XCTAssertEqual(repair.carried, 29, "\(repair)")
+        XCTAssertEqual(repair.recovered, 0, "no note made again from its recording: \(repair)")
+        let store = try fixture.store()
+        XCTAssertNil(store.damage)
+        let after = try store.db.query("SELECT \(NotesStore.noteColumns) FROM notes ORDER BY id")
+        XCTAssertEqual(after, before, "every note as it was: ids, titles, summaries, actions, transcripts, segments")
+        let note = try store.note(7)
+        XCTAssertEqual(note.tags, ["n7", "work"])
+        XCTAssertEqual(note.speakers, ["Ruth Jones"])
+        XCTAssertEqual(note.stages.map(\.state), [.done, .done, .pending], "finished stages stay finished; embed is redone")
+        XCTAssertEqual(try NotesSearch(store: store, modelStore: fixture.modelStore).search("booth", mode: .words, limit: 50).count, 29)
+        XCTAssertEqual(try store.add(path: try fixture.speech("A new note.", name: "new.wav")), 31, "note 30's id is not given again")
+    }
+
+    /// A deleted note's id is never given again, so a stale client's DELETE or a late job cannot reach a newer note.
+    func testADeletedNotesIdIsNeverGivenAgain() throws {
+        let store = try fixture.store()
+        let path = try fixture.speech("Remember to call the plumber.", name: "memo.wav")
+        XCTAssertEqual(try store.add(path: path), 1)
+        XCTAssertEqual(try store.add(path: path), 2)
+        try store.delete(2)
+        XCTAssertEqual(try store.add(path: path), 3)
+        try store.delete(3)
+        try store.delete(1)
+        XCTAssertEqual(try fixture.store().add(path: path), 4, "nor by another process opening the store")
+        XCTAssertThrowsError(try store.note(3)) { XCTAssertEqual($0 as? NotesError, .unknownNote(3)) }
+    }
+
     func testNonAudioCorruptAndMissingFilesAreRefusedAndNothingIsStored() throws {
         let store = try fixture.store()
         let text = fixture.home.appendingPathComponent("notes.txt")

@@ -33,4 +33,22 @@ final class SHA256Tests: XCTestCase {
         sum.waitUntilExit()
         XCTAssertEqual(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).prefix(64), Substring(whole))
     }
+
+    /// A FIFO is refused, not waited on: `earshot batch` hashes every file it is given, and hung on one for ever.
+    func testAPipeIsRefusedNotWaitedOn() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sha-fifo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fifo = folder.appendingPathComponent("p.wav").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        // should the refusal ever go, a writer that opens and closes the pipe ends the wait, and the digest of nothing
+        // that the hash then gives fails the assertion below instead of hanging the suite
+        let release = DispatchWorkItem { let fd = open(fifo, O_WRONLY); if fd >= 0 { close(fd) } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: release)
+        defer { release.cancel() }
+        XCTAssertThrowsError(try SHA256.hex(fileAt: fifo)) {
+            XCTAssertTrue("\($0.localizedDescription)".contains("not a regular file"), "\($0.localizedDescription)")
+        }
+        XCTAssertThrowsError(try SHA256.hex(fileAt: folder.path), "a folder is not hashed either")
+    }
 }

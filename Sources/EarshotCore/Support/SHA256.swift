@@ -24,7 +24,13 @@ public enum SHA256 {
     }
 
     /// The digest of a file's bytes, read a megabyte at a time (a recording of hours needs no more memory).
+    /// Only a regular file: a FIFO or a device would block on opening or never end.
     public static func hex(fileAt path: String) throws -> String {
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+            throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: path,
+                NSLocalizedDescriptionKey: "\(path): not a regular file (a pipe, a device or a folder)"])
+        }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path])
         }

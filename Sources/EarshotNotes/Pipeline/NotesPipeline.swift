@@ -141,7 +141,13 @@ public final class NotesPipeline {
             try store.db.transaction {
                 let held = try store.db.query("SELECT 1 FROM stages WHERE note_id = ? AND stage = ? AND state = 'running' AND worker = ?",
                                               [.integer(Int64(id)), .text(stage.rawValue), .integer(pid)])
-                guard !held.isEmpty else { return }  // deleted, or taken over: leave it to its holder
+                guard !held.isEmpty else {
+                    // deleted while the stage ran: said, so no log line calls a dropped result done
+                    if try store.db.query("SELECT 1 FROM notes WHERE id = ?", [.integer(Int64(id))]).isEmpty {
+                        throw NotesError.deletedWhileWorking(id, stage: stage.rawValue)
+                    }
+                    return  // taken over: leave it to its holder
+                }
                 if !update.isEmpty { try store.db.query("UPDATE notes SET \(update) WHERE id = ?", values + [.integer(Int64(id))]) }
                 try store.db.query("""
                     UPDATE stages SET state = 'done', completions = completions + 1, finished = ?, error = NULL

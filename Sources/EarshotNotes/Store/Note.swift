@@ -1,3 +1,4 @@
+import EarshotCore
 import EarshotSpeech
 import Foundation
 
@@ -109,6 +110,8 @@ public enum NotesError: Error, LocalizedError, Equatable {
     case notTranscribed(Int)
     /// Too little of a voice in a note to enrol it.
     case tooLittleSpeech(note: Int, speaker: String, seconds: Double)
+    /// The note was deleted while a stage of it ran: its result was dropped.
+    case deletedWhileWorking(Int, stage: String)
 
     public var errorDescription: String? {
         switch self {
@@ -126,7 +129,10 @@ public enum NotesError: Error, LocalizedError, Equatable {
             return "note \(note) has no speaker '\(speaker)'" + (speakers.isEmpty ? ": its transcript is not labelled by speaker"
                 : " (its speakers: \(speakers.joined(separator: ", ")))")
         case let .badSpeakerName(name):
-            return "'\(name)' cannot name a speaker: give 1 to 80 characters on one line, not starting with SPEAKER_"
+            return "'\(ShownText.echoed(name))' cannot name a speaker: give 1 to \(NameRule.maximumCharacters) printable characters "
+                + "on one line (no control characters or direction marks), not starting with SPEAKER_"
+        case let .deletedWhileWorking(id, stage):
+            return "note \(id) was deleted while its \(stage) stage ran; the result was dropped"
         case let .notTranscribed(id):
             return "note \(id) is not transcribed yet: its speakers are known once it is "
                 + "(`earshot notes process` does it, as does a running `earshot serve`)"

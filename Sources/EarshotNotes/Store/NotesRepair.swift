@@ -27,8 +27,13 @@ extension NotesStore {
             let database = directory.appendingPathComponent(databaseName)
             var movedAside: String?
             let size = (try? FileManager.default.attributesOfItem(atPath: database.path)[.size] as? Int) ?? nil
-            // what the old database still gives, read before it is moved aside (nothing when not even its header reads)
-            let readable = (size ?? 0) > 0 ? ((try? NotesStore(directory: directory)).map(CarriedNote.read) ?? []) : []
+            // what the old database still gives, read before it is moved aside: through SQLite, then from its leaf pages
+            // what SQLite cannot reach (nothing when not even its header reads)
+            let old = (size ?? 0) > 0 ? try? NotesStore(directory: directory) : nil
+            let read = old.map(CarriedNote.read) ?? []
+            let scan = (size ?? 0) > 0 ? SQLitePageScan(file: database).map(ScannedNotes.init) : nil
+            let readable = read + (scan?.notes(except: Set(read.map(\.id))) ?? [])
+            let lastID = max(old.flatMap { try? $0.db.query("SELECT last FROM note_ids").first?.first?.int } ?? 0, scan?.lastID ?? 0)
             if let size {
                 if size > 0 {
                     let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "-")
@@ -52,6 +57,8 @@ extension NotesStore {
                 try store.carry(note)
                 carried += 1
             }
+            // ids given before the damage are not given again, deleted ones included
+            try store.guarded { try store.db.query("UPDATE note_ids SET last = MAX(last, ?)", [.integer(Int64(lastID))]) }
             let known = Set(try store.guarded { try store.db.query("SELECT audio_file FROM notes") }.compactMap { $0.first?.string })
             var recovered = 0, skipped: [String] = []
             for file in recordings(in: store.audioDirectory) where !known.contains(file.lastPathComponent) {
@@ -110,6 +117,44 @@ extension NotesStore {
                     try db.query("INSERT OR IGNORE INTO tags (note_id, tag) VALUES (?, ?)", [.integer(Int64(note.id)), .text(tag)])
                 }
             }
+        }
+    }
+}
+
+/// The notes, tags and finished stages found on a damaged database's leaf pages (`SQLitePageScan`), told apart by
+/// the shape of their rows: a note has the notes table's 13 columns with its id as the row id, a tag is a note id
+/// and a word, a stage row names a stage of `NoteStage`.
+struct ScannedNotes {
+    var rows: [Int: [SQLValue]] = [:]  // by id, as `NotesStore.noteColumns`
+    var tags: [Int: Set<String>] = [:]
+    var done: [Int: Set<NoteStage>] = [:]
+    var lastID = 0
+
+    init(_ scan: SQLitePageScan) {
+        for row in scan.rows() {
+            let v = row.values
+            switch v.count {
+            case 13 where v[0] == .null && v[1].double != nil && v[2].string != nil && v[3].string != nil && v[4].double != nil
+                && (5...11).allSatisfy({ v[$0].string != nil }):
+                let id = Int(row.rowid)
+                if id > 0, rows[id] == nil { rows[id] = [.integer(row.rowid)] + Array(v[1...11]) }
+            case 2:
+                if let id = v[0].int, let tag = v[1].string { tags[id, default: []].insert(tag) }
+            case 10, 11:
+                if let id = v[0].int, let stage = v[1].string.flatMap(NoteStage.init(rawValue:)), v[3].string == "done" {
+                    done[id, default: []].insert(stage)
+                }
+            case 1:
+                if let last = v[0].int { lastID = max(lastID, last) }
+            default: break
+            }
+        }
+    }
+
+    /// The notes found, but for those already read through SQLite.
+    func notes(except known: Set<Int>) -> [CarriedNote] {
+        rows.keys.sorted().filter { !known.contains($0) }.map { id in
+            CarriedNote(id: id, row: rows[id]!, tags: (tags[id] ?? []).sorted(), done: done[id] ?? [])
         }
     }
 }

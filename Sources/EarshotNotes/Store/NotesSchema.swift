@@ -61,6 +61,16 @@ enum NotesSchema {
         """
         ALTER TABLE stages ADD COLUMN interrupted INTEGER NOT NULL DEFAULT 0;
         """,
+        // 3: the highest note id ever given, so a deleted note's id is never given again: a client still holding it
+        // (a stale page's DELETE, a job finishing late) must not reach a newer note. SQLite alone takes the largest
+        // id in the table plus one, which gives the last note's id again once it is deleted.
+        """
+        CREATE TABLE note_ids (last INTEGER NOT NULL);
+        INSERT INTO note_ids SELECT COALESCE(MAX(id), 0) FROM notes;
+        CREATE TRIGGER note_ids_advance AFTER INSERT ON notes BEGIN
+            UPDATE note_ids SET last = MAX(last, new.id);
+        END;
+        """,
     ]
 
     /// Brings the database up to the latest version. A store written by a newer Earshot is refused.

@@ -146,7 +146,10 @@ public final class NotesStore {
     func insertNote(stored: String, name: String, duration: Double, created: Date, tags: [String]) throws -> Int {
         try guarded {
             try db.transaction {
-                try db.query("INSERT INTO notes (created, source_name, audio_file, duration) VALUES (?, ?, ?, ?)",
+                try db.query("""
+                    INSERT INTO notes (id, created, source_name, audio_file, duration)
+                    VALUES ((SELECT last + 1 FROM note_ids), ?, ?, ?, ?)
+                    """,
                              [.real(created.timeIntervalSince1970), .text(name), .text(stored), .real(duration)])
                 let id = Int(db.lastInsertedRow)
                 for stage in NoteStage.allCases {
@@ -300,14 +303,13 @@ public final class NotesStore {
         }
     }
 
-    /// `name` as a note names a voice (trimmed, composed), or why it cannot: 1 to 80 characters on one line, not
-    /// starting with `SPEAKER_` (the numbered voices nobody named).
+    /// `name` as a note names a voice (trimmed, composed), or why it cannot: a name by `NameRule`, not starting with
+    /// `SPEAKER_` (the numbered voices nobody named).
     static func speakerName(_ name: String) throws -> String {
-        let name = name.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
-        guard (1...80).contains(name.count), !name.contains(where: \.isNewline), Note.isName(name) else {
-            throw NotesError.badSpeakerName(name)
+        guard case let .success(checked) = NameRule.checked(name), Note.isName(checked) else {
+            throw NotesError.badSpeakerName(name.trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping)
         }
-        return name
+        return checked
     }
 
     /// Gives the voice labelled `speaker` in a note (`SPEAKER_02`, or a name already given) the name `name`, in

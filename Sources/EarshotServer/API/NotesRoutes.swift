@@ -98,7 +98,8 @@ enum NotesRoutes {
             let notes = try services.notes(), id = try p.id("id")
             return try await services.withScratch("export") { folder in
                 let file = try await notes.export(id, format: format, to: folder)
-                return .attachment(try Data(contentsOf: file), name: file.lastPathComponent, contentType: exportType(format))
+                return try .attachment(file: file.path, name: file.lastPathComponent, contentType: exportType(format),
+                                       slots: services.downloads)
             }
         }
     }

@@ -88,7 +88,7 @@ enum OpenAIRoutes {
             if task == .translate || (language != nil && language != "en") { speech.model = .base }
         } else {
             guard let model = WhisperModel(rawValue: name) else {
-                throw HTTPError(400, "unknown model '\(name)'; GET /v1/models lists them (\(alias), "
+                throw HTTPError(400, "unknown model '\(ShownText.echoed(name))'; GET /v1/models lists them (\(alias), "
                                 + WhisperModel.allCases.map(\.rawValue).joined(separator: ", ") + ")")
             }
             speech.model = model
@@ -135,26 +135,26 @@ enum OpenAIRoutes {
                             body: .stream(channel))
     }
 
-    /// A prompt longer than this cannot be meant for Whisper, which reads its last 223 tokens.
-    static let maxPromptBytes = 16_384
+    /// A prompt longer than this cannot be meant for Whisper (`InputLimits.promptBytes`, Realtime's limit too).
+    static let maxPromptBytes = InputLimits.promptBytes
 
     static func transcribe(_ request: HTTPRequest, _ services: Services, task: WhisperTask) async throws -> HTTPResponse {
         let file = try request.requireFile("file")
         var speech = try configuration(request, services, task: task)
         let format = request.field("response_format") ?? "json"
         guard ["json", "text", "srt", "vtt", "verbose_json", "diarized_json"].contains(format) else {
-            throw HTTPError(400, "response_format must be json, text, srt, vtt, verbose_json or diarized_json; got '\(format)'")
+            throw HTTPError(400, "response_format must be json, text, srt, vtt, verbose_json or diarized_json; got '\(ShownText.echoed(format))'")
         }
         let known = try knownSpeakers(request)
         if known != nil && format != "diarized_json" {
-            throw HTTPError(400, "known_speaker_names[] needs response_format=diarized_json; got '\(format)'")
+            throw HTTPError(400, "known_speaker_names[] needs response_format=diarized_json; got '\(ShownText.echoed(format))'")
         }
         let granularities = Set(request.fields("timestamp_granularities[]") + request.fields("timestamp_granularities"))
         if let other = granularities.first(where: { $0 != "segment" && $0 != "word" }) {
-            throw HTTPError(400, "timestamp_granularities must be 'segment' or 'word'; got '\(other)'")
+            throw HTTPError(400, "timestamp_granularities must be 'segment' or 'word'; got '\(ShownText.echoed(other))'")
         }
         if !granularities.isEmpty && format != "verbose_json" {
-            throw HTTPError(400, "timestamp_granularities needs response_format=verbose_json; got '\(format)'")
+            throw HTTPError(400, "timestamp_granularities needs response_format=verbose_json; got '\(ShownText.echoed(format))'")
         }
         // diarized segments are cut where the words change speaker
         speech.words = granularities.contains("word") || format == "diarized_json"
@@ -166,30 +166,25 @@ enum OpenAIRoutes {
         }
         if let text = request.field("temperature"), !text.isEmpty {
             guard let temperature = Double(text), temperature.isFinite, (0...1).contains(temperature) else {
-                throw HTTPError(400, "temperature must be a number from 0 to 1; got '\(text)'")
+                throw HTTPError(400, "temperature must be a number from 0 to 1; got '\(ShownText.echoed(text))'")
             }
             speech.temperature = temperature
         }
         let transcriber = try services.transcriber(speech, forFile: file.path)
         if let stream = request.field("stream"), stream.lowercased() == "true" {
             guard format == "json" || format == "text" else {
-                throw HTTPError(400, "stream=true answers with text events: response_format must be json or text; got '\(format)'")
+                throw HTTPError(400, "stream=true answers with text events: response_format must be json or text; got '\(ShownText.echoed(format))'")
             }
             return try streamed(file, transcriber, services)
         }
+        // what the diarizer would refuse is refused before any audio is read
+        let diarization = format == "diarized_json" ? try diarizationOptions(request, known: known, services) : nil
         var transcript = try await services.work.run { try await transcriber.transcribe(file: file.path) }
         transcript.source = file.filename
         switch format {
         case "diarized_json":
             let diarizer = try services.diarizer()
-            var options = Diarizer.Options()
-            options.known = known
-            if let count = request.field("num_speakers"), !count.isEmpty {  // Earshot's own: when the caller knows
-                guard let n = Int(count), (1...Diarizer.maxSpeakers).contains(n) else {
-                    throw HTTPError(400, "num_speakers must be a whole number from 1 to \(Diarizer.maxSpeakers); got '\(count)'")
-                }
-                options.numSpeakers = n
-            }
+            let options = diarization ?? Diarizer.Options()
             let voices = try await services.work.run { try diarizer.diarize(file: file.path, options: options) }
             let letters = openAILetters(voices)
             let segments = transcript.labelled(by: voices).segments.enumerated().map { i, s in
@@ -219,6 +214,21 @@ enum OpenAIRoutes {
         }
     }
 
+    /// The diarizer's options of a `diarized_json` request, checked as the diarizer checks them (a speaker count out of
+    /// range, a known name nobody enrolled) without reading audio.
+    static func diarizationOptions(_ request: HTTPRequest, known: [Diarizer.KnownSpeaker]?, _ services: Services) throws -> Diarizer.Options {
+        var options = Diarizer.Options()
+        options.known = known
+        if let count = request.field("num_speakers"), !count.isEmpty {  // Earshot's own: when the caller knows
+            guard let n = Int(count), (1...Diarizer.maxSpeakers).contains(n) else {
+                throw HTTPError(400, "num_speakers must be a whole number from 1 to \(Diarizer.maxSpeakers); got '\(ShownText.echoed(count))'")
+            }
+            options.numSpeakers = n
+        }
+        try services.diarizer().validate(options)
+        return options
+    }
+
     /// `known_speaker_names[]` with `known_speaker_references[]` (data URLs of short clips, in the same order),
     /// as OpenAI takes them; a name given without a reference means that enrolled voice (Earshot's own).
     static func knownSpeakers(_ request: HTTPRequest) throws -> [Diarizer.KnownSpeaker]? {
@@ -228,10 +238,20 @@ enum OpenAIRoutes {
         guard references.count <= names.count else {
             throw HTTPError(400, "\(references.count) known_speaker_references[] for \(names.count) known_speaker_names[]: give a name for each")
         }
-        guard Set(names).count == names.count, names.allSatisfy({ !$0.trimmingCharacters(in: .whitespaces).isEmpty }) else {
-            throw HTTPError(400, "known_speaker_names[] must be distinct and not blank")
+        guard names.count <= Diarizer.maxSpeakers else {
+            throw HTTPError(400, "\(names.count) known_speaker_names[]: at most \(Diarizer.maxSpeakers) speakers are told apart")
         }
-        return try names.enumerated().map { i, name in
+        let checked = try names.map { name -> String in
+            switch NameRule.checked(name) {
+            case let .success(name): return name
+            case let .failure(problem):
+                throw HTTPError(400, "known_speaker_names[] '\(ShownText.echoed(name))' cannot name a speaker: \(problem)")
+            }
+        }
+        guard Set(checked).count == checked.count else {
+            throw HTTPError(400, "known_speaker_names[] must be distinct")
+        }
+        return try checked.enumerated().map { i, name in
             guard i < references.count else { return Diarizer.KnownSpeaker(name: name) }
             return Diarizer.KnownSpeaker(name: name, reference: try clip(dataURL: references[i], of: name))
         }

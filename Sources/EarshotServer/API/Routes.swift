@@ -98,9 +98,42 @@ extension HTTPResponse {
         ("Content-Disposition", "\(inline ? "inline" : "attachment"); filename=\"\(name.replacingOccurrences(of: "\"", with: "'"))\"")
     }
 
-    /// Bytes made for this answer (an export) as a download named `name`.
-    static func attachment(_ data: Data, name: String, contentType: String, headers: [(String, String)] = []) -> HTTPResponse {
-        HTTPResponse(status: 200, headers: [("Content-Type", contentType), disposition(name)] + headers, body: .bytes(data))
+    /// A file made for this answer (an export) as a download named `name`: sent from the disk (it may be removed as
+    /// soon as this returns), in one of the server's download slots.
+    static func attachment(file: String, name: String, contentType: String, headers: [(String, String)] = [],
+                           slots: DownloadSlots) throws -> HTTPResponse {
+        let opened = try slots.open(file)
+        return HTTPResponse(status: 200, headers: [("Content-Type", contentType), disposition(name)] + headers, body: .opened(opened))
+    }
+}
+
+/// How many made files (exports) are being sent at once. Each is read from the disk as its client takes it, so a
+/// slow reader holds a descriptor, not the file in memory; past `limit` a download waits for a slot (503 with
+/// Retry-After), so many slow readers cannot hold many descriptors and scratch files either.
+final class DownloadSlots: Sendable {
+    let limit: Int
+    private let open = Locked(0)
+
+    init(limit: Int) { self.limit = limit }
+
+    var inUse: Int { open.withLock { $0 } }
+
+    /// `path` opened in a slot, given back when its exchange ends.
+    func open(_ path: String) throws -> OpenedFile {
+        let taken = open.withLock { count -> Bool in
+            guard count < limit else { return false }
+            count += 1
+            return true
+        }
+        guard taken else {
+            throw HTTPError(503, "\(limit) downloads are in progress; try again shortly", headers: [("Retry-After", "2")])
+        }
+        let slots = self.open
+        guard let file = OpenedFile(path: path, onClose: { slots.withLock { $0 -= 1 } }) else {
+            open.withLock { $0 -= 1 }
+            throw HTTPError(500, "the file made for this download cannot be opened")
+        }
+        return file
     }
 }
 

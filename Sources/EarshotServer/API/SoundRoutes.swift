@@ -42,8 +42,8 @@ enum SoundRoutes {
                 try await services.work.run {
                     try await offload { try SoundClassifierExporter.export(model, embedder: classifier.embedder, store: store, to: path) }
                 }
-                return .attachment(try Data(contentsOf: URL(fileURLWithPath: path)), name: "\(p["name"]).onnx",
-                                   contentType: "application/octet-stream")
+                return try .attachment(file: path, name: "\(p["name"]).onnx", contentType: "application/octet-stream",
+                                       slots: services.downloads)
             }
         }
         router.add("POST", "/api/sounds/train") { request, _ in try await SoundTraining.train(request, services) }

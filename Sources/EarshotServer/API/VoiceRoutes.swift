@@ -50,8 +50,8 @@ enum VoiceRoutes {
             return try await services.withScratch("export") { folder in
                 let path = folder.appendingPathComponent("voice.onnx").path
                 let profile = try await voices.export(p["name"], to: path)
-                return .attachment(try Data(contentsOf: URL(fileURLWithPath: path)), name: "\(SafeName.fileName(profile.name)).onnx",
-                                   contentType: "application/octet-stream", headers: [("X-Earshot-Threshold", String(profile.threshold))])
+                return try .attachment(file: path, name: "\(SafeName.fileName(profile.name)).onnx", contentType: "application/octet-stream",
+                                       headers: [("X-Earshot-Threshold", String(profile.threshold))], slots: services.downloads)
             }
         }
     }

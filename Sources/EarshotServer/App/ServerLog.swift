@@ -46,7 +46,8 @@ public struct ServerLog: Sendable {
                                                formatOptions: [.withInternetDateTime, .withFractionalSeconds])
         switch format {
         case .off: return
-        case .text: write("\(time) \(text)\n")
+        // a path or a name from a request may hold a line break or a terminal escape: one line each, written as escapes
+        case .text: write("\(time) \(ShownText.escaped(text))\n")
         case .json:
             var object = fields
             object["time"] = time

@@ -16,6 +16,8 @@ final class Services: Sendable {
     let notesArrived = Locked(false)
     /// Changes to notes as they happen, for the pages' event streams.
     let noteEvents = NoteEvents()
+    /// Exports being sent now (`DownloadSlots`).
+    let downloads = DownloadSlots(limit: 16)
     private let notesLibrary = OnFirstUse<NotesLibrary>()
     private let voiceID = OnFirstUse<VoiceID>()
     private let speakerDiarizer = OnFirstUse<Diarizer>()

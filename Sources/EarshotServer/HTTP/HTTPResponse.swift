@@ -7,6 +7,9 @@ public struct HTTPResponse: Sendable {
         case bytes(Data)
         /// `length` bytes of the file from `offset`.
         case file(path: String, offset: Int64, length: Int64)
+        /// A file already open (one made for this answer and removed since): sent from the disk as the client reads
+        /// it, never held in memory; closed when the exchange ends.
+        case opened(OpenedFile)
         /// Server-Sent Events (or any chunked stream): the connection stays open until the channel finishes.
         case stream(ByteChannel)
         /// The 101 answer to a WebSocket handshake: once it is sent, `start` is given the connection (on the event
@@ -72,6 +75,30 @@ public struct APIErrorBody: Codable, Sendable, Equatable {
         case 400..<500: return "invalid_request_error"
         default: return "server_error"
         }
+    }
+}
+
+/// A file opened for one answer. The descriptor lives until the exchange that sends it ends (the server keeps
+/// the response until then), so the file may be removed at once; `onClose` runs then too (a download's slot given back).
+public final class OpenedFile: Sendable {
+    let descriptor: Int32
+    public let length: Int64
+    private let onClose: @Sendable () -> Void
+
+    /// Opens `path`; nil when it cannot be opened.
+    public init?(path: String, onClose: @escaping @Sendable () -> Void = {}) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        var info = stat()
+        guard fd >= 0 else { return nil }
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { close(fd); return nil }
+        descriptor = fd
+        length = Int64(info.st_size)
+        self.onClose = onClose
+    }
+
+    deinit {
+        close(descriptor)
+        onClose()
     }
 }
 

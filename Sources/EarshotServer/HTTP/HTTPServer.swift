@@ -124,7 +124,8 @@ public final class HTTPServer: @unchecked Sendable {
             headDeadlines.clear(connection)
             let head = RequestHead(method: method.uppercased(), path: url, query: values(connection, .GET_ARGUMENT_KIND, lowercased: false),
                                    headers: values(connection, .HEADER_KIND, lowercased: true),
-                                   cookies: values(connection, .COOKIE_KIND, lowercased: false))
+                                   cookies: values(connection, .COOKIE_KIND, lowercased: false),
+                                   client: Self.clientAddress(connection), conflicting: conflictingHeaders(connection))
             let exchange = Exchange(head: head, sink: UploadSink(folder: uploads, maxField: limits.maxField), handle: ConnectionHandle(connection))
             state.pointee = Unmanaged.passRetained(exchange).toOpaque()
             if let refusal = gate(head) ?? bodyRefusal(head) { return answer(exchange, refusal, on: connection) }
@@ -186,6 +187,9 @@ public final class HTTPServer: @unchecked Sendable {
     /// Int's range is still a length), or framed twice (Content-Length with chunked encoding, which a proxy in
     /// front may read differently: request smuggling). Either way the connection is closed after the answer.
     private func bodyRefusal(_ head: RequestHead) -> HTTPResponse? {
+        if let twice = head.conflicting.intersection(["content-length", "transfer-encoding", "host"]).sorted().first {
+            return closing(.error(400, "the request gives \(twice) twice, with different values; send one"))
+        }
         guard let declared = head.header("content-length")?.trimmingCharacters(in: .whitespaces) else { return nil }
         if head.header("transfer-encoding")?.lowercased().contains("chunked") == true {
             return closing(.error(400, "the request gives both Content-Length and chunked Transfer-Encoding; send one"))
@@ -199,6 +203,44 @@ public final class HTTPServer: @unchecked Sendable {
         var closed = response
         closed.headers.append(("Connection", "close"))
         return closed
+    }
+
+    /// The names (lower case) of headers given more than once with different values.
+    private func conflictingHeaders(_ connection: OpaquePointer) -> Set<String> {
+        let box = Box((first: [String: String](), twice: Set<String>()))
+        withExtendedLifetime(box) {
+            _ = MHD_get_connection_values(connection, .HEADER_KIND, { cls, _, key, value in
+                guard let cls, let key else { return MHD_Result.YES }
+                let box = Unmanaged<Box<(first: [String: String], twice: Set<String>)>>.fromOpaque(cls).takeUnretainedValue()
+                let name = String(cString: key).lowercased(), text = value.map { String(cString: $0) } ?? ""
+                if let first = box.value.first[name] {
+                    if first != text { box.value.twice.insert(name) }
+                } else {
+                    box.value.first[name] = text
+                }
+                return MHD_Result.YES
+            }, Unmanaged.passUnretained(box).toOpaque())
+        }
+        return box.value.twice
+    }
+
+    /// The peer's address of a connection's socket, without its port.
+    static func clientAddress(_ connection: OpaquePointer) -> String {
+        let fd = earshot_http_connection_fd(connection)
+        guard fd >= 0 else { return "" }
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let got = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) }
+        }
+        guard got == 0 else { return "" }
+        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        let named = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                getnameinfo($0, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST)
+            }
+        }
+        return named == 0 ? String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
     }
 
     private func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind, lowercased: Bool) -> [String: String] {
@@ -231,6 +273,7 @@ public final class HTTPServer: @unchecked Sendable {
             switch response.body {
             case let .bytes(data): bytes = data.count
             case let .file(_, _, length): bytes = Int(length)
+            case let .opened(file): bytes = Int(file.length)
             case .stream, .webSocket: bytes = nil
             }
             logger(exchange.head.method, exchange.head.path, response.status, bytes, Date().timeIntervalSince(exchange.started) * 1000)
@@ -249,6 +292,11 @@ public final class HTTPServer: @unchecked Sendable {
             guard fd >= 0 else { return makeResponse(.error(404, "the file is gone"), handle: handle) }
             // the response owns the descriptor and closes it
             return MHD_create_response_from_fd_at_offset64(UInt64(length), fd, UInt64(offset))
+        case let .opened(file):
+            // libmicrohttpd closes what it is given: a descriptor of its own, the file's own closed with the exchange
+            let fd = dup(file.descriptor)
+            guard fd >= 0 else { return makeResponse(.error(503, "too many open files; try again"), handle: handle) }
+            return MHD_create_response_from_fd_at_offset64(UInt64(file.length), fd, 0)
         case .webSocket:
             // the connection is handed over in `upgraded`, called by libmicrohttpd once the 101 is sent
             return MHD_create_response_for_upgrade(upgradeHandler, Unmanaged.passUnretained(self).toOpaque())

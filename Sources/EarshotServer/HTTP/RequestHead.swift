@@ -6,6 +6,11 @@ public struct RequestHead: Sendable {
     /// Header names in lower case.
     public var headers: [String: String]
     public var cookies: [String: String]
+    /// The client's address (no port), for limits kept per address; empty when unknown.
+    public var client: String = ""
+    /// Header names (lower case) the request gives more than once with different values: a body framed by two
+    /// lengths is read differently by a proxy in front and by this server (request smuggling).
+    public var conflicting: Set<String> = []
 
     public func header(_ name: String) -> String? { headers[name.lowercased()] }
 

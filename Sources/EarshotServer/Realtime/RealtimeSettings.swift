@@ -1,3 +1,4 @@
+import EarshotCore
 import EarshotSpeech
 import Foundation
 
@@ -28,7 +29,9 @@ struct RealtimeSettings: Equatable {
             }
             let input = (session["audio"] as? [String: Any])?["input"] as? [String: Any] ?? [:]
             if let format = input["format"] as? [String: Any] { try Self.checkFormat(type: format["type"] as? String, rate: format["rate"], param: "session.audio.input.format") }
-            if let transcription = input["transcription"] as? [String: Any] { applyTranscription(transcription) }
+            if let transcription = input["transcription"] as? [String: Any] {
+                try applyTranscription(transcription, param: "session.audio.input.transcription")
+            }
             if input.keys.contains("turn_detection") { try applyDetection(input["turn_detection"], param: "session.audio.input.turn_detection") }
         case .beta:
             if let format = session["input_audio_format"] {
@@ -37,7 +40,7 @@ struct RealtimeSettings: Equatable {
                 }
             }
             if let transcription = session["input_audio_transcription"] as? [String: Any] {
-                applyTranscription(transcription)
+                try applyTranscription(transcription, param: "session.input_audio_transcription")
             }
             if session.keys.contains("turn_detection") { try applyDetection(session["turn_detection"], param: "session.turn_detection") }
         }
@@ -52,7 +55,17 @@ struct RealtimeSettings: Equatable {
         }
     }
 
-    private mutating func applyTranscription(_ transcription: [String: Any]) {
+    /// The same limits as the HTTP transcription endpoint's fields (`InputLimits`).
+    private mutating func applyTranscription(_ transcription: [String: Any], param: String) throws {
+        for key in ["model", "language"] {
+            if let value = transcription[key] as? String, value.utf8.count > 64 {
+                throw Invalid(message: "\(key) '\(ShownText.echoed(value, limit: 64))' is not a \(key) name", param: param + "." + key)
+            }
+        }
+        if let prompt = transcription["prompt"] as? String, prompt.utf8.count > InputLimits.promptBytes {
+            throw Invalid(message: "prompt is \(prompt.utf8.count) bytes; at most \(InputLimits.promptBytes) are read (Whisper reads 223 tokens)",
+                          param: param + ".prompt")
+        }
         if let model = transcription["model"] as? String { self.model = model }
         if transcription.keys.contains("language") { language = transcription["language"] as? String }
         if transcription.keys.contains("prompt") { prompt = (transcription["prompt"] as? String).flatMap { $0.isEmpty ? nil : $0 } }

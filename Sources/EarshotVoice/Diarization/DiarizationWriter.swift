@@ -1,3 +1,4 @@
+import EarshotCore
 import Foundation
 
 /// How `earshot diarize` writes who spoke when.
@@ -38,6 +39,12 @@ public enum DiarizationFormat: String, CaseIterable, Sendable {
 }
 
 extension String {
-    /// RTTM fields are separated by spaces: a name with spaces keeps them as underscores.
-    var rttmToken: String { isEmpty ? "<NA>" : replacingOccurrences(of: " ", with: "_") }
+    /// RTTM is one turn a line, its fields separated by white space: a name or file name with spaces, tabs, line
+    /// breaks or other invisible characters keeps them as underscores.
+    var rttmToken: String {
+        guard !isEmpty else { return "<NA>" }
+        return String(String.UnicodeScalarView(unicodeScalars.map {
+            $0.properties.isWhitespace || ShownText.needsEscape($0) ? "_" : $0
+        }))
+    }
 }

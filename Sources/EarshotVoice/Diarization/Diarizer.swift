@@ -88,6 +88,13 @@ public final class Diarizer: Sendable {
                           duration: audio.duration, options: options, people: people)
     }
 
+    /// What `diarize` would refuse in `options` (a speaker count out of range, a known name nobody enrolled), found
+    /// without reading any audio: a server checks a request before it starts the work.
+    public func validate(_ options: Options) throws {
+        try Self.check(options)
+        _ = try namingProfiles(options)
+    }
+
     /// The enrolled profiles that may name a voice, read once per call: none when names are off, the ones
     /// `known` names when it is given (an unknown name is an error before any audio is read), else everyone.
     private func namingProfiles(_ options: Options) throws -> [VoiceProfile] {

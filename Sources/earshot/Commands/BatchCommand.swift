@@ -88,8 +88,16 @@ enum BatchCommand {
     /// The worker loop: a line in, a line out, until standard input ends.
     static func serveStandardInput(_ worker: BatchWorker, tasks: [BatchTask], options: BatchOptions) async -> Int32 {
         var number = 0
-        while let line = readLine(strippingNewline: true) {
+        var lines = BoundedLines()
+        while let next = lines.next() {
             number += 1
+            guard case let .text(line) = next else {
+                guard case let .tooLong(bytes) = next else { continue }
+                let problem = "is \(bytes) bytes long; a job line is read up to \(InputLimits.batchLineBytes) bytes"
+                let result = BatchResult(id: nil, path: nil, ok: false, error: BatchError.badJob(line: number, problem: problem).localizedDescription)
+                StandardOutput.write(result.line + "\n")
+                continue
+            }
             if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
             let result: BatchResult
             do {

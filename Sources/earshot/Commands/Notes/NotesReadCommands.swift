@@ -25,18 +25,24 @@ enum NotesListCommand {
             since = d
         }
         let limit = args.value("limit") == nil ? nil : try args.int("limit", default: 0, range: 1...1_000_000)
-        let notes = try await NotesCommand.readableLibrary().list(since: since, tag: args.value("tag"), speaker: args.value("speaker"), limit: limit)
+        let library = try NotesCommand.readableLibrary()
+        // a damaged store lists what it can still read, and says so in its exit status too
+        let damaged = library.damage != nil
+        let notes = try await library.list(since: since, tag: args.value("tag"), speaker: args.value("speaker"), limit: limit)
         if args.flag("json") {
             try JSONOutput.document(notes.map(\.overview))
-            return 0
+            return damaged ? 1 : 0
         }
-        if notes.isEmpty { print("no notes yet: earshot notes add FILE (or earshot notes seed for samples)") }
+        if notes.isEmpty {
+            print(damaged ? "no note can be read from the damaged store: run `earshot notes repair`"
+                : "no notes yet: earshot notes add FILE (or earshot notes seed for samples)")
+        }
         for n in notes {
             let tags = n.tags.isEmpty ? "" : "  " + n.tags.map { "#\($0)" }.joined(separator: " ")
-            print(String(format: "%5d  %@  %@  %@  [%@]%@", n.id, NotesExporter.dateText(n.created), NotesExporter.durationText(n.duration),
-                         n.displayTitle, n.status, tags))
+            print(ShownText.escaped(String(format: "%5d  %@  %@  %@  [%@]%@", n.id, NotesExporter.dateText(n.created),
+                                           NotesExporter.durationText(n.duration), n.displayTitle, n.status, tags)))
         }
-        return 0
+        return damaged ? 1 : 0
     }
 }
 
@@ -55,7 +61,7 @@ enum NotesShowCommand {
             print(try NotesExporter.render(note, format: .json), terminator: "")
             return 0
         }
-        print(try NotesExporter.render(note, format: .txt), terminator: "")
+        print(ShownText.escaped(try NotesExporter.render(note, format: .txt), keepingLineBreaks: true), terminator: "")
         let states = note.stages.map { "\($0.stage.rawValue): \($0.state.rawValue)" + ($0.error.map { " (\($0))" } ?? "") }
         print("\nstages: " + states.joined(separator: ", ") + (note.languageModel.isEmpty ? "" : "; written by \(note.languageModel)"))
         return 0
