@@ -13,6 +13,10 @@
 4. Hostile sockets: GET /api/health latency (median, p95 of 50) alone, then with 1,000 idle connections open and a
    slow loris trickling a request head a byte at a time (`--hostile-only` runs just this).
 
+5. Slow downloads: a voice enrolled from five espeak-ng clips, then 80 clients that ask for its 12 MB ONNX export and
+   read 4 KB every half second; the server's RSS before, at its peak and once they are cut off, and the statuses
+   they got (`--downloads-only` runs just this).
+
 The 30 s clips are read speech from ../shared/data/speech joined with sox (espeak-ng when the data is absent).
 """
 import argparse
@@ -268,6 +272,59 @@ def hostile(port, idle_count=1000):
     return {"health_alone": ms(alone), f"health_with_{idle_count}_idle_and_a_slow_loris": ms(crowded)}
 
 
+def rss_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def slow_downloads(port, pid, work, readers=80):
+    """RSS while `readers` clients read a voice's export 4 KB every half second (the answer is sent from disk)."""
+    import socket
+    fields = []
+    for i in range(5):
+        path = os.path.join(work, f"enrol{i}.wav")
+        subprocess.run(["espeak-ng", "-v", "en-us+f3", "-w", path, f"This is clip number {i + 1} of my voice, spoken "
+                        "slowly and clearly for the enrolment of a new voice profile today."], check=True)
+        fields.append(path)
+    boundary = uuid.uuid4().hex
+    body = b""
+    for path in fields:
+        with open(path, "rb") as f:
+            body += (f"--{boundary}\r\nContent-Disposition: form-data; name=\"clips\"; filename=\"{os.path.basename(path)}\"\r\n"
+                     "Content-Type: audio/wav\r\n\r\n").encode() + f.read() + b"\r\n"
+    body += f"--{boundary}--\r\n".encode()
+    status, _ = request(port, "POST", "/api/voices/ann/enroll", body, f"multipart/form-data; boundary={boundary}")
+    assert status in (200, 201), status
+    before = rss_mb(pid)
+    sockets = []
+    for _ in range(readers):
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.connect(("127.0.0.1", port))
+        sock.sendall(b"GET /api/voices/ann/export HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        sock.setblocking(False)
+        sockets.append(sock)
+    statuses, peak = {}, before
+    for _ in range(20):
+        for sock in sockets:
+            try:
+                data = sock.recv(4096)
+            except BlockingIOError:
+                continue
+            if data.startswith(b"HTTP/1.1 "):
+                statuses[data[9:12].decode()] = statuses.get(data[9:12].decode(), 0) + 1
+        peak = max(peak, rss_mb(pid))
+        time.sleep(0.5)
+    for sock in sockets:
+        sock.close()
+    time.sleep(3)
+    return {"readers": readers, "rss_before_mb": round(before), "rss_peak_mb": round(peak), "rss_after_mb": round(rss_mb(pid)),
+            "statuses": statuses}
+
+
 def percentile(values, p):
     values = sorted(values)
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
@@ -279,10 +336,19 @@ def main():
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--live-only", action="store_true", help="only the live latency (quick)")
     parser.add_argument("--hostile-only", action="store_true", help="only the idle-sockets and slow-loris latency (quick)")
+    parser.add_argument("--downloads-only", action="store_true", help="only the 80 slow readers of an export (quick)")
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="earshot-bench-server-")
     try:
         home = private_home(work)
+        if args.downloads_only:
+            server, port = start_server(home)
+            try:
+                print(json.dumps(slow_downloads(port, server.pid, work)))
+            finally:
+                server.terminate()
+                server.wait()
+            return 0
         if args.hostile_only:
             server, port = start_server(home)
             try:
