@@ -97,6 +97,12 @@ class BrowserTest(unittest.TestCase):
         time.sleep(8)  # the length of the recording, not a check
         driver.find_element(By.ID, "record").click()
         wait(driver, 60, text_contains("record-status", "saved as note"), "the note is saved")
+        status = wait(driver, 30, lambda d: d.find_element(By.ID, "note").is_displayed() and d.find_element(By.ID, "note-status").text,
+                      "the saved note opens")
+        if status != "ready":  # still in the pipeline, as it is for many seconds
+            self.assertNotIn("working", status, "the note's badge says what the list's does (transcribe…, waiting: …)")
+            self.assertEqual(driver.find_element(By.ID, "note-actions").text, "(not yet)", "no action items is not an answer yet")
+            self.assertFalse(driver.find_element(By.ID, "rename-speaker").is_displayed(), "no voices yet: no row to name one")
         wait(driver, 600, lambda d: "ready" in d.find_element(By.ID, "note-status").text, "the note is processed in the background")
         title = driver.find_element(By.ID, "note-title").text
         self.assertFalse(title.startswith("(untitled"), title)
@@ -154,10 +160,16 @@ class BrowserTest(unittest.TestCase):
         driver.find_element(By.ID, "start").click()
         wait(driver, 90, text_contains("lines", "dentist", "tuesday"), "live transcription shows the words")
         self.shot(driver, "listen")
+        self.assertEqual(driver.execute_script("return getComputedStyle(document.getElementById('partial')).fontStyle"), "italic",
+                         "partial text looks unlike the final lines")
         driver.find_element(By.ID, "start").click()
         wait(driver, 60, lambda d: d.find_element(By.ID, "save").is_enabled(), "the recording can be saved")
         driver.find_element(By.ID, "save").click()
         wait(driver, 30, text_contains("status", "saved as"), "saved as a note")
+        link = driver.find_element(By.CSS_SELECTOR, "#status a")
+        self.assertRegex(link.get_attribute("href"), r"/notes#note-\d+$", "the link opens the note itself")
+        link.click()
+        wait(driver, 30, lambda d: d.find_element(By.ID, "note").is_displayed(), "the linked note opens")
 
     def test_listen_names_who_spoke(self):
         """"Who spoke" on the Listen page: each final line named by the enrolled voice that said it."""
@@ -264,6 +276,8 @@ class BrowserTest(unittest.TestCase):
         driver.find_element(By.ID, "files").send_keys(os.path.join(AUDIO, "note.wav"))
         button = wait(driver, 120, EC.element_to_be_clickable((By.CSS_SELECTOR, "button[data-format='srt']")), "the transcript arrives")
         self.shot(driver, "transcribe")
+        self.assertEqual(driver.execute_script("return getComputedStyle(document.querySelector('#jobs > li')).borderTopStyle"), "solid",
+                         "the result is drawn as a card")
         segments = driver.find_elements(By.CSS_SELECTOR, "#jobs .segments li")
         self.assertTrue(segments, "the transcript is shown as timed segments")
         self.assertRegex(segments[0].text, r"^\d+:\d\d")
@@ -298,6 +312,8 @@ class BrowserTest(unittest.TestCase):
             if page == "/notes":  # the list as a phone shows it, not the page before it loads
                 wait(driver, 30, lambda d: d.find_elements(By.CSS_SELECTOR, "#notes li") or d.find_element(By.ID, "empty").is_displayed(),
                      "the notes list loads")
+            first = driver.execute_script("return document.querySelector('a[href], button, input, select, textarea').className")
+            self.assertEqual(first, "skip", f"{page}: the first tab stop skips the navigation")
             wide = driver.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
             self.assertLessEqual(wide, 0, f"{page} scrolls sideways on a phone")
             self.shot(driver, f"phone{page.replace('/', '-')}")

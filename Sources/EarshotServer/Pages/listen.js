@@ -56,7 +56,7 @@ async function save(ended) {
   form.append("file", Earshot.wav(ended.chunks), `live-${new Date().toISOString().replaceAll(":", "-").slice(0, 19)}.wav`);
   try {
     const note = await Earshot.api("/api/notes", { method: "POST", body: form });
-    $("status").innerHTML = `Saved as <a href="/notes">note ${note.id}</a>.`;
+    $("status").innerHTML = `Saved as <a href="/notes#note-${note.id}">note ${note.id}</a>.`;
     $("save").disabled = true;
   } catch (error) {
     Earshot.showError($("status"), error.message);

@@ -9,6 +9,17 @@ function badge(status) {
   return `<span class="badge ${kind}">${Earshot.escape(status)}</span>`;
 }
 
+// Where a note's stages stand, in the words the list's badge uses (the server's Note.status): "ready",
+// "summarise failed", "transcribe…", "waiting: embed".
+function stageStatus(stages) {
+  if (stages.every((s) => s.state === "done")) return "ready";
+  const failed = stages.find((s) => s.state === "failed"), running = stages.find((s) => s.state === "running");
+  if (failed) return `${failed.stage} failed`;
+  if (running) return `${running.stage}…`;
+  const next = stages.find((s) => s.state === "pending");
+  return next ? `waiting: ${next.stage}` : "";
+}
+
 function title(note) { return note.title || `(untitled: ${note.source})`; }
 
 async function refresh() {
@@ -29,8 +40,7 @@ async function refresh() {
 
 async function show(id, focus = true) {
   const note = await Earshot.api(`/api/notes/${id}`);
-  const status = note.stages.every((s) => s.state === "done") ? "ready"
-    : (note.stages.find((s) => s.state === "failed") ? `${note.stages.find((s) => s.state === "failed").stage} failed` : "working…");
+  const status = stageStatus(note.stages);
   current = { id, status };
   $("note").hidden = false;
   $("note-title").textContent = note.title || `(untitled: ${note.source})`;
@@ -39,7 +49,10 @@ async function show(id, focus = true) {
     (note.tags.length ? ` · tags: ${note.tags.join(", ")}` : "");
   if ($("player").dataset.id !== String(id)) { $("player").src = `/api/notes/${id}/audio`; $("player").dataset.id = id; }
   $("note-summary").textContent = note.summary || "(not yet)";
-  $("note-actions").innerHTML = note.actions.map((a) => `<li>${Earshot.escape(a)}</li>`).join("") || "<li class=muted>none</li>";
+  // no action items is an answer only once the summary stage has run
+  const summarised = note.stages.some((s) => s.stage === "summarise" && s.state === "done");
+  $("note-actions").innerHTML = note.actions.map((a) => `<li>${Earshot.escape(a)}</li>`).join("")
+    || `<li class=muted>${summarised ? "none" : "(not yet)"}</li>`;
   // a button per word when the transcript has word times (per segment otherwise): the word being played is
   // highlighted, and a click on a word plays from there; who said it where the voice changes, a colour per voice
   // (a speaker's segments in a row read as one turn under one name)
@@ -56,7 +69,8 @@ async function show(id, focus = true) {
   $("speaker-from").innerHTML = [...voices.keys()].map((v) => `<option>${Earshot.escape(v)}</option>`).join("");
   $("new-title").value = note.title;
   for (const format of ["md", "txt", "srt", "vtt", "json"]) $(`export-${format}`).href = `/api/notes/${id}/export?format=${format}`;
-  if (focus) $("note-title").focus();
+  // opened from the list: the note at the top of the screen (on a phone it sits below the whole list)
+  if (focus) { $("note").scrollIntoView({ block: "start" }); $("note-title").focus({ preventScroll: true }); }
 }
 
 // the transcript follows the player; a click on a word (or segment) seeks to it
@@ -193,3 +207,7 @@ function changed(note) {
 const events = new EventSource("/api/notes/events");
 events.addEventListener("ready", () => changed());
 events.addEventListener("note", (event) => changed(JSON.parse(event.data).note));
+
+// a link to one note (the Listen page's "Saved as note 2") opens it
+const linked = /^#note-(\d+)$/.exec(location.hash);
+if (linked) show(Number(linked[1]));

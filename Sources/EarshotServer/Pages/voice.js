@@ -52,6 +52,8 @@ function showScore(score) {
   const p = score.probability;
   $("probability").style.width = `${Math.round(p * 100)}%`;
   $("threshold").style.left = `${Math.round(score.threshold * 100)}%`;
+  $("threshold").hidden = false;
+  $("score-bar").setAttribute("aria-label", `${score.name}: probability ${p.toFixed(2)}, ${score.threshold.toFixed(2)} needed`);
   $("verdict").textContent = score.accepted ? `It's ${score.name} (${p.toFixed(2)})` : `Not ${score.name} (${p.toFixed(2)}; needs ${score.threshold.toFixed(2)})`;
   $("verdict").className = `big verdict ${score.accepted ? "yes" : "no"}`;
 }
@@ -86,7 +88,9 @@ $("identify").addEventListener("click", async () => {
   const result = await check("/api/voices/identify");
   if (!result) return;
   if (result.ranking.length) showScore(result.ranking[0]);
-  $("verdict").textContent = result.speaker ? `It's ${result.speaker}` : "Nobody enrolled";
+  // nobody accepted the voice: someone else, unless nobody is enrolled at all
+  $("verdict").textContent = result.speaker ? `It's ${result.speaker}`
+    : result.ranking.length ? "Someone else: not anyone enrolled" : "Nobody is enrolled yet";
   Earshot.bars($("ranking"), result.ranking.map((s) => ({ label: s.name, value: s.probability, text: s.probability.toFixed(2) })));
 });
 
