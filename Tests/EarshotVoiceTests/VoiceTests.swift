@@ -155,7 +155,7 @@ final class VoiceTests: XCTestCase {
     }
 
     func testNamesAreFileNamesInOneUnicodeFormAndBlankOrOverlongOnesAreRefused() throws {
-        for bad in [" ", "  alice", "bob ", "", ".hidden", String(repeating: "𝄞", count: 64), "a/b"] {
+        for bad in [" ", "  alice", "bob ", "", ".hidden", String(repeating: "𝄞", count: 64), "a/b", "Ru\u{202E}th", "Ru\u{1B}[31mth", "a\nb"] {
             XCTAssertThrowsError(try VoiceProfileStore.validate(bad), bad) { XCTAssertEqual($0 as? VoiceError, .badName(bad)) }
         }
         let store = VoiceProfileStore(directory: URL(fileURLWithPath: "/tmp"))

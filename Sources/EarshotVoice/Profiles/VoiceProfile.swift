@@ -65,10 +65,10 @@ public enum VoiceError: Error, LocalizedError, Equatable {
             return String(format: "%@: only %.2f s of speech found; at least %.1f s is needed (about 10 s per clip is recommended)",
                           path, seconds, needed)
         case let .unknownProfile(name, known):
-            return "no voice profile named '\(name)'" + (known.isEmpty ? " (nobody is enrolled yet)" : "; enrolled: \(known.joined(separator: ", "))")
+            return "no voice profile named '\(ShownText.echoed(name))'" + (known.isEmpty ? " (nobody is enrolled yet)" : "; enrolled: \(known.joined(separator: ", "))")
         case let .badProfile(path, problem): return "\(path): \(problem)"
         case let .badName(name):
-            return "'\(name)' is not a usable name: use up to 64 letters, digits, spaces (not at either end), '.', '_' or '-', "
+            return "'\(ShownText.echoed(name))' is not a usable name: use up to 64 letters, digits, spaces (not at either end), '.', '_' or '-', "
                 + "not starting with '.'"
         case .noProfiles: return "no voices enrolled yet"
         case let .noBackground(path): return "no background speakers in \(path)"
@@ -103,8 +103,9 @@ public struct VoiceProfileStore: Sendable {
 
     public static func validate(_ name: String) throws {
         let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: " ._-"))
-        // a name is a file name: not blank, no padding, not hidden, and short enough in bytes for any file system
-        guard !name.trimmingCharacters(in: .whitespaces).isEmpty, name.trimmingCharacters(in: .whitespaces) == name,
+        // a person's name by the rule every door uses (`NameRule`), and a file name too: no padding, not hidden, only
+        // letters, digits and a few marks, and short enough in bytes for any file system
+        guard case .success = NameRule.checked(name), !name.trimmingCharacters(in: .whitespaces).isEmpty, name.trimmingCharacters(in: .whitespaces) == name,
               name.count <= 64, name.utf8.count <= 200, !name.hasPrefix("."), name.unicodeScalars.allSatisfy(allowed.contains) else {
             throw VoiceError.badName(name)
         }
