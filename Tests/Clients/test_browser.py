@@ -164,6 +164,7 @@ class BrowserTest(unittest.TestCase):
                          "partial text looks unlike the final lines")
         driver.find_element(By.ID, "start").click()
         wait(driver, 60, lambda d: d.find_element(By.ID, "save").is_enabled(), "the recording can be saved")
+        self.assertEqual(driver.find_element(By.ID, "status").text, "Stopped.", "Save waits for the last words to arrive")
         driver.find_element(By.ID, "save").click()
         wait(driver, 30, text_contains("status", "saved as"), "saved as a note")
         link = driver.find_element(By.CSS_SELECTOR, "#status a")
@@ -312,11 +313,21 @@ class BrowserTest(unittest.TestCase):
             if page == "/notes":  # the list as a phone shows it, not the page before it loads
                 wait(driver, 30, lambda d: d.find_elements(By.CSS_SELECTOR, "#notes li") or d.find_element(By.ID, "empty").is_displayed(),
                      "the notes list loads")
+            if page == "/sounds":  # nothing to train yet: no empty chart, no Train button to press
+                self.assertFalse(driver.find_element(By.ID, "chart").is_displayed(), "no chart before training")
+                self.assertFalse(driver.find_element(By.ID, "train").is_enabled(), "Train waits for two labels with examples")
             first = driver.execute_script("return document.querySelector('a[href], button, input, select, textarea').className")
             self.assertEqual(first, "skip", f"{page}: the first tab stop skips the navigation")
             wide = driver.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
             self.assertLessEqual(wide, 0, f"{page} scrolls sideways on a phone")
             self.shot(driver, f"phone{page.replace('/', '-')}")
+            if page == "/notes" and driver.find_elements(By.CSS_SELECTOR, "#notes li button"):
+                driver.find_element(By.CSS_SELECTOR, "#notes li button").click()
+                wait(driver, 30, lambda d: d.find_element(By.ID, "note").is_displayed(), "the note opens")
+                top = wait(driver, 10, lambda d: (lambda t: t if t is not None and abs(t) <= 2 else False)(
+                    d.execute_script("return document.getElementById('note').getBoundingClientRect().top")), "the opened note is at the top")
+                self.assertLessEqual(abs(top), 2)
+                self.shot(driver, "phone-notes-opened")
             driver.quit()
             self.drivers.remove(driver)
 

@@ -165,11 +165,13 @@ class LiveSession {
     });
     this.opened = opened;
     this.events = new EventSource(opened.events);
+    this.ended = new Promise((resolve) => { this.end = resolve; });
     for (const name of ["partial", "final", "sound", "voice", "silence", "error", "end"]) {
       this.events.addEventListener(name, (event) => {
         const data = JSON.parse(event.data);
         if (name === "end" || name === "error") this.events.close();
         onEvent(name, data);
+        if (name === "end" || name === "error") this.end();
       });
     }
     // audio goes out one POST at a time, in order
@@ -188,8 +190,9 @@ class LiveSession {
     await this.microphone.stop();
     this.microphone = null;
     await this.sending();
-    // the server sends the last results, then "end"
+    // the server sends the last results, then "end": stopped means they are in (or 15 s went by without them)
     await fetch(`/api/live/${this.opened.id}`, { method: "DELETE" }).catch(() => {});
+    await Promise.race([this.ended, new Promise((resolve) => setTimeout(resolve, 15000))]);
   }
 }
 

@@ -18,6 +18,8 @@ function renderLabels() {
       <label class="button secondary" for="add-${Earshot.escape(label)}">Add files…</label>
       <input id="add-${Earshot.escape(label)}" type="file" accept="audio/*" multiple class="sr-only" data-files="${Earshot.escape(label)}">
     </li>`).join("");
+  // a classifier tells two labels apart at least, each with an example
+  $("train").disabled = [...examples.values()].filter((clips) => clips.length > 0).length < 2;
 }
 
 $("add-label").addEventListener("submit", (event) => {
@@ -73,6 +75,7 @@ $("train").addEventListener("click", async () => {
   for (const [label, clips] of examples) clips.forEach((clip, i) => form.append(`clips[${label}]`, clip, clip.name || `${label}-${i + 1}.wav`));
   const epochs = [];
   $("train").disabled = true;
+  $("chart").hidden = false;
   try {
     const result = await Earshot.stream("/api/sounds/train", form, (name, data) => {
       if (name === "progress") $("train-status").textContent = `${data.step}: ${data.done} of ${data.total}`;
