@@ -254,6 +254,9 @@ class BrowserTest(unittest.TestCase):
         driver.find_element(By.ID, "person").send_keys("Alex")
         for i in range(5):
             driver.find_element(By.CSS_SELECTOR, f"button[data-clip='{i}']").click()
+            if i == 0:  # while it records: said so, and the microphone's level moves
+                wait(driver, 10, text_contains("clip-state-0", "recording"), "the clip says it is recording")
+                wait(driver, 10, lambda d: float(d.find_element(By.ID, "clip-level-0").get_attribute("value")) > 0, "the level meter moves")
             wait(driver, 40, text_contains(f"clip-state-{i}", "recorded"), f"clip {i + 1} recorded")
         driver.find_element(By.ID, "enrol").click()
         wait(driver, 300, text_contains("enrol-status", "enrolled alex"), "enrolment finishes")

@@ -144,11 +144,11 @@ class Microphone {
     this.started = 0;
   }
 
-  // records `seconds` of audio and returns it as a WAV blob
-  static async clip(seconds, onProgress = () => {}) {
+  // records `seconds` of audio and returns it as a WAV blob; onLevel hears each block's loudness meanwhile
+  static async clip(seconds, onProgress = () => {}, onLevel = () => {}) {
     const microphone = new Microphone();
     const chunks = [];
-    await microphone.start((chunk) => { chunks.push(chunk); onProgress(Math.min(1, microphone.seconds / seconds)); });
+    await microphone.start((chunk) => { chunks.push(chunk); onProgress(Math.min(1, microphone.seconds / seconds)); }, onLevel);
     await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
     await microphone.stop();
     return Earshot.wav(chunks);

@@ -9,7 +9,9 @@ async function loadPrompts() {
   prompts = answer.prompts;
   $("prompts").innerHTML = prompts.map((p, i) => `<li><p>${Earshot.escape(p)}</p>
     <div class="row"><button type="button" data-clip="${i}">● Record clip ${i + 1}</button>
-    <progress max="1" value="0" id="clip-${i}" aria-label="Clip ${i + 1}"></progress><span id="clip-state-${i}" class="muted"></span></div></li>`).join("");
+    <progress max="1" value="0" id="clip-${i}" aria-label="Clip ${i + 1}"></progress>
+    <meter id="clip-level-${i}" min="0" max="1" value="0" aria-label="Microphone level, clip ${i + 1}"></meter>
+    <span id="clip-state-${i}" class="muted" role="status"></span></div></li>`).join("");
 }
 
 $("prompts").addEventListener("click", async (event) => {
@@ -18,7 +20,10 @@ $("prompts").addEventListener("click", async (event) => {
   const i = Number(button.dataset.clip);
   button.disabled = true;
   try {
-    clips[i] = await Microphone.clip(10, (fraction) => { $(`clip-${i}`).value = fraction; });
+    $(`clip-state-${i}`).textContent = "recording: read it aloud";
+    clips[i] = await Microphone.clip(10, (fraction) => { $(`clip-${i}`).value = fraction; },
+                                     (level) => { $(`clip-level-${i}`).value = level; });
+    $(`clip-level-${i}`).value = 0;
     $(`clip-state-${i}`).textContent = "recorded";
   } catch (error) {
     Earshot.showError($("enrol-status"), error.message);
