@@ -229,6 +229,34 @@ final class NotesStoreTests: XCTestCase {
         XCTAssertEqual(try store.add(path: try fixture.speech("A new note.", name: "new.wav")), 31, "note 30's id is not given again")
     }
 
+    /// The page scan reads a damaged file, so any bytes may be in it: flipped bytes anywhere, a file cut short, one
+    /// shorter than a page. Whatever it finds, it must not crash or loop.
+    func testThePageScanSurvivesAnyDamage() throws {
+        do {
+            let store = try fixture.store()
+            for i in 1...12 { try fixture.note(store, title: "Note \(i)", transcript: String(repeating: "word \(i) ", count: 300)) }
+        }
+        let database = fixture.notesDirectory.appendingPathComponent("notes.db")
+        let original = [UInt8](try Data(contentsOf: database))
+        XCTAssertEqual(SQLitePageScan(file: database)?.rows().filter { $0.values.count == 13 }.count, 12, "an intact file gives every note")
+        var random = SystemRandomNumberGenerator()
+        let damaged = fixture.home.appendingPathComponent("damaged.db")
+        for round in 0..<150 {
+            var bytes = original
+            switch round % 3 {
+            case 0: for _ in 0..<64 { bytes[Int.random(in: 100..<bytes.count, using: &random)] = UInt8.random(in: 0...255, using: &random) }
+            case 1: bytes = Array(bytes.prefix(Int.random(in: 100..<bytes.count, using: &random)))
+            default:
+                let page = 4096 * Int.random(in: 0..<(bytes.count / 4096), using: &random)
+                for i in max(100, page)..<min(bytes.count, page + 4096) { bytes[i] = UInt8.random(in: 0...255, using: &random) }
+            }
+            try Data(bytes).write(to: damaged)
+            _ = SQLitePageScan(file: damaged)?.rows()
+        }
+        try Data(original.prefix(600)).write(to: damaged)
+        XCTAssertEqual(SQLitePageScan(file: damaged)?.rows().count, 0, "shorter than a page: nothing to read")
+    }
+
     /// A deleted note's id is never given again, so a stale client's DELETE or a late job cannot reach a newer note.
     func testADeletedNotesIdIsNeverGivenAgain() throws {
         let store = try fixture.store()

@@ -32,6 +32,7 @@ struct SQLitePageScan {
 
     /// Every row on every table leaf page not on the free list, in page order.
     func rows() -> [Row] {
+        guard pageCount > 0 else { return [] }  // shorter than one page: no page to read whole
         let free = freePages()
         var rows: [Row] = []
         for page in 1...max(1, pageCount) where !free.contains(page) {
@@ -117,7 +118,7 @@ struct SQLitePageScan {
         guard let headerSize = varint(payload, &at), headerSize >= 1, Int(headerSize) <= payload.count else { return nil }
         var types: [Int64] = []
         while at < Int(headerSize) {
-            guard let type = varint(payload, &at) else { return nil }
+            guard let type = varint(payload, &at), type >= 0 else { return nil }
             types.append(type)
         }
         guard at == Int(headerSize) else { return nil }
