@@ -61,14 +61,16 @@ SWIFT_PART = SharedWhisperTests|DiarizationTests
 # the test targets, in the build setup made (the same command lines as `swift test $(TEST_FLAGS)`: nothing rebuilt)
 tests-build:
 	$(SWIFT) build $(RELEASE) --build-tests
+# --ignore-lock: SwiftPM lets one command at a time use a build folder, so these jobs waited for the Swift suite to end
+# before starting (its log said so), however free the other core was; with --skip-build they only read the built tests.
 swift-part-run:
-	$(SWIFT) test $(TEST_FLAGS) --skip-build --filter '$(SWIFT_PART)'
+	$(SWIFT) test $(TEST_FLAGS) --skip-build --ignore-lock --filter '$(SWIFT_PART)'
 # The tests that read ../shared/data (scripts/data-dependent-tests.sh finds them) with the data pointed at a folder that
 # does not exist, as on a clone alone: each runs its fallback or skips, and must pass either way.
 # Where the data is absent already (a clone alone), the suite itself ran them so: nothing to do twice.
 no-data-run:
 	@if [ -d "$${EARSHOT_DATA:-$(CURDIR)/../shared/data}" ]; then \
-	  EARSHOT_DATA=$(CURDIR)/.build/no-shared-data $(SWIFT) test $(TEST_FLAGS) --skip-build --filter "$$(scripts/data-dependent-tests.sh)"; \
+	  EARSHOT_DATA=$(CURDIR)/.build/no-shared-data $(SWIFT) test $(TEST_FLAGS) --skip-build --ignore-lock --filter "$$(scripts/data-dependent-tests.sh)"; \
 	else echo "no shared data here: the Swift suite already ran these tests without it"; fi
 
 # The inner loop while changing code (139 tests: 66–72 s of tests, 88 s with the setup check, 102 s with every test target rebuilt, session 34): every test that takes under ~3 s, in the same optimised
