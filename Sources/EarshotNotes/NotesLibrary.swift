@@ -137,6 +137,22 @@ public actor NotesLibrary {
         return enrolled
     }
 
+    /// Everyone heard in the notes (each voice linked to the person it is when its note was transcribed), the most
+    /// notes first; unnamed people are `Voice ID` until someone names them.
+    public func people() throws -> [Person] { try store.people() }
+
+    public func person(_ id: Int) throws -> Person { try store.person(id) }
+
+    /// Names a person in every note they are heard in, past and future (a name someone else has merges the two);
+    /// returns the notes relabelled, whose summaries `process` writes again.
+    @discardableResult
+    public func renamePerson(_ id: Int, to name: String) throws -> [Int] { try store.renamePerson(id, to: name) }
+
+    /// Makes `other` the same person as `id` (their voices, under `id`'s name or else `other`'s); returns the notes
+    /// relabelled.
+    @discardableResult
+    public func mergePeople(_ id: Int, with other: Int) throws -> [Int] { try store.mergePeople(id, with: other) }
+
     /// Queues a note's failed (or given) stage and those after it again; returns how many were queued.
     @discardableResult
     public func retry(_ id: Int, from stage: NoteStage? = nil) throws -> Int { try store.retry(id, from: stage) }

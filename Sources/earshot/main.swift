@@ -10,7 +10,7 @@ let root = Command(
         "earshot transcribe meeting.m4a --format srt --output subs/",
         "arecord -q -t raw -f S16_LE -r 16000 -c 1 - | earshot listen -",
     ],
-    subcommands: [TranscribeCommand.command, DiarizeCommand.command, ListenCommand.command, SoundCommand.command, VoiceCommand.command, NotesCommand.command,
+    subcommands: [TranscribeCommand.command, DiarizeCommand.command, ListenCommand.command, SoundCommand.command, VoiceCommand.command, NotesCommand.command, PeopleCommand.command,
                   ServeCommand.command, BatchCommand.command, ModelsCommand.command, DoctorCommand.command, ScoreCommand.command,
                   DemoCommand.command])
 

@@ -137,6 +137,12 @@ public final class NotesPipeline {
 
     /// Commits a stage's result with its `done` state, if this worker still holds the claim.
     func complete(_ stage: NoteStage, note id: Int, update: String, _ values: [SQLValue]) throws {
+        try complete(stage, note: id) { (update, values) }
+    }
+
+    /// Commits a stage's result with its `done` state, if this worker still holds the claim; `result` runs inside the
+    /// transaction (it may read and write the store) and gives the note's update.
+    func complete(_ stage: NoteStage, note id: Int, result: () throws -> (update: String, values: [SQLValue])) throws {
         try store.guarded {
             try store.db.transaction {
                 let held = try store.db.query("SELECT 1 FROM stages WHERE note_id = ? AND stage = ? AND state = 'running' AND worker = ?",
@@ -148,6 +154,7 @@ public final class NotesPipeline {
                     }
                     return  // taken over: leave it to its holder
                 }
+                let (update, values) = try result()
                 if !update.isEmpty { try store.db.query("UPDATE notes SET \(update) WHERE id = ?", values + [.integer(Int64(id))]) }
                 try store.db.query("""
                     UPDATE stages SET state = 'done', completions = completions + 1, finished = ?, error = NULL
@@ -187,26 +194,21 @@ public final class NotesPipeline {
             let speech = Transcriber.Configuration(model: options.whisper, words: true)
             let transcriber = try Transcriber.shared(speech, store: modelStore,
                                                      windowsAtOnce: Transcriber.windowsAtOnce(forSeconds: note.duration, threads: speech.threads))
-            var transcript = try await transcriber.transcribe(file: note.audioPath, source: note.sourceName)
-            // who said what: labelled when there are two voices or more, or an enrolled person spoke
+            let transcript = try await transcriber.transcribe(file: note.audioPath, source: note.sourceName)
             if diarizer == nil { diarizer = try Diarizer(store: modelStore) }
             let voices = try diarizer!.diarize(file: note.audioPath)
-            if voices.speakers.count > 1 || voices.speakers.contains(where: \.enrolled) {
-                transcript = transcript.labelled(by: voices)
-            }
-            let stored = transcript.segments.map { segment -> TranscriptSegment in
-                var kept = segment
-                kept.tokens = nil  // Whisper's token ids mean nothing to a note
-                return kept
-            }
-            let segments = String(decoding: try JSONEncoder().encode(stored), as: UTF8.self)
             // a key-word title at once, so the list shows the topic before the language model has run
             let keywords = Titles.keywords(from: transcript.text)
-            try complete(.transcribe, note: id, update: """
-                transcript = ?, segments = ?, duration = ?,
-                title = CASE WHEN title_by = 'none' THEN ? ELSE title END,
-                title_by = CASE WHEN title_by = 'none' THEN 'extract' ELSE title_by END
-                """, [.text(transcript.text), .text(segments), .real(transcript.duration), .text(keywords)])
+            try complete(.transcribe, note: id) {
+                // each voice linked to the person it is, in the transaction that stores the transcript
+                let names = try store.linkVoices(of: id, speakers: voices.speakers)
+                let segments = try Self.storedSegments(transcript, voices: voices, names: names)
+                return ("""
+                    transcript = ?, segments = ?, duration = ?,
+                    title = CASE WHEN title_by = 'none' THEN ? ELSE title END,
+                    title_by = CASE WHEN title_by = 'none' THEN 'extract' ELSE title_by END
+                    """, [.text(transcript.text), .text(segments), .real(transcript.duration), .text(keywords)])
+            }
             return "\(transcript.text.split(separator: " ").count) words"
         case .summarise:
             guard let writer = try noteWriter(onEvent: onEvent) else {
@@ -232,6 +234,20 @@ public final class NotesPipeline {
             try complete(.embed, note: id, update: "embedding = ?", [.blob(SemanticIndex.blob(vector))])
             return "\(vector.count) dimensions"
         }
+    }
+
+    /// A transcript's segments as a note keeps them (JSON): labelled by who spoke when there are two voices or more or
+    /// one of them is a named person (`names`: a voice's label → its person's name), without Whisper's token ids.
+    static func storedSegments(_ transcript: Transcript, voices: Diarization, names: [String: String]) throws -> String {
+        var voices = voices
+        for i in voices.turns.indices { voices.turns[i].speaker = names[voices.turns[i].speaker] ?? voices.turns[i].speaker }
+        let labelled = voices.speakers.count > 1 || voices.speakers.contains(where: \.enrolled) || !names.isEmpty
+        let segments = (labelled ? transcript.labelled(by: voices) : transcript).segments.map { segment -> TranscriptSegment in
+            var kept = segment
+            kept.tokens = nil  // Whisper's token ids mean nothing to a note
+            return kept
+        }
+        return String(decoding: try JSONEncoder().encode(segments), as: UTF8.self)
     }
 
     /// The note writer, or nil (once reported) when the chosen language model is not installed.

@@ -112,6 +112,9 @@ public enum NotesError: Error, LocalizedError, Equatable {
     case tooLittleSpeech(note: Int, speaker: String, seconds: Double)
     /// The note was deleted while a stage of it ran: its result was dropped.
     case deletedWhileWorking(Int, stage: String)
+    case unknownPerson(Int)
+    /// A request about people that cannot be done (merging someone with themselves).
+    case badPeople(String)
 
     public var errorDescription: String? {
         switch self {
@@ -133,6 +136,8 @@ public enum NotesError: Error, LocalizedError, Equatable {
                 + "on one line (no control characters or direction marks), not starting with SPEAKER_"
         case let .deletedWhileWorking(id, stage):
             return "note \(id) was deleted while its \(stage) stage ran; the result was dropped"
+        case let .unknownPerson(id): return "no person with id \(id) (`earshot people list` shows who is known)"
+        case let .badPeople(problem): return problem
         case let .notTranscribed(id):
             return "note \(id) is not transcribed yet: its speakers are known once it is "
                 + "(`earshot notes process` does it, as does a running `earshot serve`)"

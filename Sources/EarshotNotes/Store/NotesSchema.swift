@@ -71,6 +71,25 @@ enum NotesSchema {
             UPDATE note_ids SET last = MAX(last, new.id);
         END;
         """,
+        // 4: people, and the voices heard in each note. A voice is one speaker label of one note, with its talk time and
+        // voiceprint; each belongs to one person (named or not), so a name given once labels every note of that voice.
+        // Person ids are never given again (AUTOINCREMENT), for the same reason as note ids.
+        """
+        CREATE TABLE people (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            name TEXT UNIQUE,
+            created REAL NOT NULL
+        );
+        CREATE TABLE voices (
+            note_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
+            label TEXT NOT NULL,
+            person_id INTEGER NOT NULL REFERENCES people(id),
+            seconds REAL NOT NULL,
+            voiceprint BLOB,
+            PRIMARY KEY (note_id, label)
+        );
+        CREATE INDEX voices_person ON voices(person_id);
+        """,
     ]
 
     /// Brings the database up to the latest version. A store written by a newer Earshot is refused.

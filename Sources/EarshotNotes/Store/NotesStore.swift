@@ -314,36 +314,26 @@ public final class NotesStore {
 
     /// Gives the voice labelled `speaker` in a note (`SPEAKER_02`, or a name already given) the name `name`, in
     /// every segment and word; a name another voice of the note already has merges the two. The summary is then
-    /// written again (it names who said what) and the note re-embedded, unless those stages are running. Returns
-    /// the segments relabelled.
+    /// written again (it names who said what) and the note re-embedded, unless those stages are running. A voice
+    /// linked to a person (see `people`) names that person, so every note they are heard in carries the name (a
+    /// note of one voice, whose segments carry no label, is named through `renamePerson`). Returns the segments
+    /// relabelled in this note.
     @discardableResult
     public func renameSpeaker(_ id: Int, from speaker: String, to name: String) throws -> Int {
         let name = try Self.speakerName(name)
         let speaker = speaker.precomposedStringWithCanonicalMapping
-        return try guarded {
-            try db.transaction {
-                let note = try note(id)
-                guard note.isTranscribed else { throw NotesError.notTranscribed(id) }
-                guard note.speakers.contains(speaker) else {
-                    throw NotesError.unknownSpeaker(note: id, speaker: speaker, speakers: note.speakers)
-                }
-                var changed = 0
-                let segments = note.segments.map { segment -> TranscriptSegment in
-                    var s = segment
-                    if s.speaker == speaker { s.speaker = name; changed += 1 }
-                    s.words = s.words?.map { word in
-                        var w = word
-                        if w.speaker == speaker { w.speaker = name }
-                        return w
-                    }
-                    return s
-                }
-                try db.query("UPDATE notes SET segments = ? WHERE id = ?",
-                             [.text(String(decoding: try JSONEncoder().encode(segments), as: UTF8.self)), .integer(Int64(id))])
-                try requeue(id, from: .summarise)
-                return changed
-            }
+        let note = try note(id)
+        guard note.isTranscribed else { throw NotesError.notTranscribed(id) }
+        guard note.speakers.contains(speaker) else {
+            throw NotesError.unknownSpeaker(note: id, speaker: speaker, speakers: note.speakers)
         }
+        // the voice is a person's: naming it names them in every note they are heard in
+        if let person = try person(inNote: id, label: speaker) {
+            try renamePerson(person, to: name)
+            return note.segments.filter { $0.speaker == speaker }.count
+        }
+        // a note transcribed before voices were linked to people: this note alone
+        return try guarded { try db.transaction { try relabelSegments(of: id, from: speaker, to: name) } }
     }
 
     /// Removes a note, its stages and tags, then its recording.
@@ -358,7 +348,7 @@ public final class NotesStore {
     }
 
     /// Queues `stage` and every later stage of a note again, leaving any that is running (inside a transaction).
-    private func requeue(_ id: Int, from stage: NoteStage) throws {
+    func requeue(_ id: Int, from stage: NoteStage) throws {
         try db.query("UPDATE stages SET state = 'pending', error = NULL, interrupted = 0 WHERE note_id = ? AND position >= ? AND state != 'running'",
                      [.integer(Int64(id)), .integer(Int64(stage.position))])
     }

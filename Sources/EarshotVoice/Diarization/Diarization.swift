@@ -23,12 +23,19 @@ public struct DiarizedSpeaker: Sendable, Codable, Equatable {
     public var seconds: Double
     /// The enrolled person's probability for this voice (the profile's head over its speech), when named.
     public var probability: Float?
+    /// The voice as the network that tells voices apart hears it (CAM++): the normalised mean of its windows, without
+    /// what the recording's voices share taken out, so voiceprints of one person from two recordings compare
+    /// (by `SpeakerEncoder.cosine`). Kept in memory only: not part of the JSON a diarization is written as.
+    public var voiceprint: [Float]?
 
-    public init(label: String, enrolled: Bool, seconds: Double, probability: Float? = nil) {
+    private enum CodingKeys: String, CodingKey { case label, enrolled, seconds, probability }
+
+    public init(label: String, enrolled: Bool, seconds: Double, probability: Float? = nil, voiceprint: [Float]? = nil) {
         self.label = label
         self.enrolled = enrolled
         self.seconds = seconds
         self.probability = probability
+        self.voiceprint = voiceprint
     }
 }
 

@@ -163,7 +163,8 @@ public final class Diarizer: Sendable {
         let speakers = voices.map { voice in
             DiarizedSpeaker(label: labelOf[voice]!, enrolled: named[voice] != nil,
                             seconds: rounded(turns.filter { $0.voice == voice }.map { $0.end - $0.start }.reduce(0, +)),
-                            probability: named[voice]?.probability)
+                            probability: named[voice]?.probability,
+                            voiceprint: voiceprint(of: voice, windows: track.windows, turns: turns))
         }.sorted { $0.seconds > $1.seconds }
         return Diarization(source: source, duration: rounded(duration), turns: speakerTurns, speakers: speakers)
     }
@@ -203,6 +204,12 @@ public final class Diarizer: Sendable {
             used.insert(pair.name)
         }
         return result
+    }
+
+    /// A voice's CAM++ vectors averaged: the windows whose middle falls in its turns (nil when none does).
+    private func voiceprint(of voice: Int, windows: [SpeechWindowTrack.Window], turns: [SpeakerTurns.Turn]) -> [Float]? {
+        let mine = windows.filter { w in turns.contains { $0.voice == voice && $0.start <= w.center && w.center < $0.end } }
+        return mine.isEmpty ? nil : SpeakerEncoder.mean(mine.map(\.vector))
     }
 
     /// A reference clip's d-vector: the mean of the windows of its speech.

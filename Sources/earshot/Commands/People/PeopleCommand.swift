@@ -1,0 +1,125 @@
+import EarshotCore
+import EarshotNotes
+import Foundation
+
+/// `earshot people ...`: the people heard in the notes, each voice linked across notes to the person it is, named once.
+enum PeopleCommand {
+    static let command = Command(
+        name: "people",
+        abstract: "People heard in your notes: voices recognised across notes, named once, named everywhere.",
+        discussion: """
+        Each voice of a transcribed note is linked to the person it is: the person of that name when an enrolled
+        profile recognised it, the person whose earlier voice it clearly matches, or a new unnamed person
+        ("Voice 7"). Linking is cautious: two people are never made one on a doubtful match, so one person may
+        appear as two until named or merged. Naming a person relabels every note they are heard in, past and
+        future; their summaries are written again by `earshot notes process` (or a running `earshot serve`).
+        """,
+        examples: ["earshot people list", "earshot people show 7", "earshot people rename 7 Ruth", "earshot people merge 3 7",
+                   "earshot people list --json"],
+        subcommands: [PeopleListCommand.command, PeopleShowCommand.command, PeopleRenameCommand.command, PeopleMergeCommand.command])
+
+    static func personID(_ text: String?, _ args: ParsedArguments) throws -> Int {
+        guard let text else { throw UsageError(message: "give a person's id (earshot people list shows them)", path: args.path) }
+        guard let id = Int(text), id > 0 else { throw UsageError(message: "'\(text)' is not a person's id", path: args.path) }
+        return id
+    }
+
+    /// "Ruth (7)" or "Voice 7": how a line names someone.
+    static func shown(_ person: Person) -> String {
+        ShownText.escaped(person.name.map { "\($0) (\(person.id))" } ?? person.displayName)
+    }
+
+    static func renamed(_ notes: [Int], name: String) {
+        print(notes.isEmpty ? "no note's labels changed"
+            : "\(ShownText.escaped(name)) now in note(s) \(notes.map(String.init).joined(separator: ", ")); their summaries are "
+                + "written again by `earshot notes process` (or a running `earshot serve`)")
+    }
+}
+
+enum PeopleListCommand {
+    static let command = Command(
+        name: "list",
+        abstract: "Everyone heard in the notes, the most notes first.",
+        options: [Option(name: "json", value: nil, help: "Print them as JSON (id, name or null, notes, seconds, last_heard, appearances).")],
+        examples: ["earshot people list", "earshot people list --json"],
+        run: run)
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        let people = try await NotesCommand.readableLibrary().people()
+        if args.flag("json") {
+            try JSONOutput.document(people)
+            return 0
+        }
+        if people.isEmpty { print("nobody yet: people are found when notes with speech are transcribed (earshot notes process)") }
+        for person in people {
+            let heard = person.lastHeard.map { "  last heard \(NotesExporter.dateText($0))" } ?? ""
+            print(String(format: "%5d  %@  %d note(s), %@ of speech%@", person.id, PeopleCommand.shown(person) as NSString,
+                         person.notes.count, NotesExporter.durationText(person.seconds) as NSString, heard as NSString))
+        }
+        return 0
+    }
+}
+
+enum PeopleShowCommand {
+    static let command = Command(
+        name: "show",
+        abstract: "One person: each note they are heard in, under which label, for how long.",
+        usage: "<id> [--json]",
+        options: [Option(name: "json", value: nil, help: "Print the person as JSON.")],
+        examples: ["earshot people show 7", "earshot people show 7 --json"],
+        run: run)
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        let id = try PeopleCommand.personID(args.positionals.first, args)
+        let library = try NotesCommand.readableLibrary()
+        let person = try await library.person(id)
+        if args.flag("json") {
+            try JSONOutput.document(person)
+            return 0
+        }
+        print(PeopleCommand.shown(person))
+        for appearance in person.appearances {
+            let title = (try? await library.note(appearance.note).displayTitle) ?? ""
+            print(ShownText.escaped(String(format: "  note %d  %@  as %@  %@", appearance.note, NotesExporter.durationText(appearance.seconds),
+                                           appearance.label, title)))
+        }
+        return 0
+    }
+}
+
+enum PeopleRenameCommand {
+    static let command = Command(
+        name: "rename",
+        abstract: "Name a person in every note they are heard in (a name someone else has makes the two one person).",
+        usage: "<id> <name>",
+        examples: ["earshot people rename 7 Ruth", "earshot people rename 7 \"Ruth Jones\""],
+        run: run)
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        let id = try PeopleCommand.personID(args.positionals.first, args)
+        guard args.positionals.count == 2 else { throw UsageError(message: "give the person's id and their name", path: args.path) }
+        let name = args.positionals[1].trimmingCharacters(in: .whitespacesAndNewlines)
+        PeopleCommand.renamed(try await NotesLibrary().renamePerson(id, to: name), name: name)
+        return 0
+    }
+}
+
+enum PeopleMergeCommand {
+    static let command = Command(
+        name: "merge",
+        abstract: "Say two people are one: the second's voices become the first's, under the first's name (or else the second's).",
+        usage: "<id> <other id>",
+        examples: ["earshot people merge 3 7"],
+        run: run)
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        guard args.positionals.count == 2 else { throw UsageError(message: "give the two people's ids", path: args.path) }
+        let id = try PeopleCommand.personID(args.positionals[0], args), other = try PeopleCommand.personID(args.positionals[1], args)
+        let library = try NotesLibrary()
+        let notes = try await library.mergePeople(id, with: other)
+        let person = try await library.person(id)
+        print("\(PeopleCommand.shown(person)) is heard in \(person.notes.count) note(s)")
+        if person.name != nil { PeopleCommand.renamed(notes, name: person.displayName) }
+        return 0
+    }
+}
