@@ -143,6 +143,8 @@ public actor NotesLibrary {
 
     public func person(_ id: Int) throws -> Person { try store.person(id) }
 
+    public func person(named name: String) throws -> Person? { try store.person(named: name) }
+
     /// Names a person in every note they are heard in, past and future (a name someone else has merges the two);
     /// returns the notes relabelled, whose summaries `process` writes again.
     @discardableResult

@@ -1,4 +1,5 @@
 import EarshotCore
+import EarshotLanguage
 @testable import EarshotNotes
 import EarshotSpeech
 import EarshotTestSupport
@@ -168,6 +169,27 @@ final class PeopleTests: XCTestCase {
         XCTAssertEqual(try store.people().map(\.name), ["Maria"], "a named person stays, to name their next note")
         let d = try note(store, [Voice(label: "SPEAKER_01", print: newVoice())])
         XCTAssertGreaterThan(try XCTUnwrap(try store.person(inNote: d, label: "SPEAKER_01")), stranger)
+    }
+
+    /// Real voices through the pipeline: two notes of one voice are one person, a third voice another; naming the
+    /// person labels both of their notes (each of one voice, so unlabelled until then) and nothing else.
+    func testRealNotesOfOneVoiceAreOnePersonNamedInBoth() async throws {
+        guard LanguageModelChoice.small.path() != nil else { throw XCTSkip("the small language model is not installed (make setup)") }
+        let store = try fixture.store()
+        let first = try store.add(path: try fixture.speech(Sentences.all[0] + " " + Sentences.all[1], name: "a.wav", voice: "en-us+m5"))
+        let other = try store.add(path: try fixture.speech(Sentences.all[2] + " " + Sentences.all[3], name: "b.wav", voice: "en-gb+f4"))
+        let second = try store.add(path: try fixture.speech(Sentences.all[4] + " " + Sentences.all[5], name: "c.wav", voice: "en-us+m5"))
+        var options = NotesPipeline.Options()
+        options.languageModel = .small
+        _ = try await NotesPipeline(store: store, options: options, modelStore: fixture.modelStore).run()
+        let people = try store.people()
+        XCTAssertEqual(people.map(\.notes), [[first, second], [other]], "\(people)")
+        let named = try store.renamePerson(people[0].id, to: "Ruth")
+        XCTAssertEqual(named, [first, second])
+        XCTAssertEqual(try store.note(first).speakers, ["Ruth"])
+        XCTAssertEqual(try store.note(second).speakers, ["Ruth"])
+        XCTAssertEqual(try store.note(other).speakers, [])
+        XCTAssertEqual(try store.list(speaker: "Ruth").map(\.id).sorted(), [first, second])
     }
 
     func testVoiceLinkingAloneWithoutAStore() {

@@ -66,6 +66,27 @@ final class NotesAPITests: XCTestCase {
         XCTAssertEqual(try client.request("POST", "/api/notes/\(id)/speakers", headers: ["Content-Type": "application/json"],
                                           body: Data(#"{"from": "SPEAKER_01"}"#.utf8)).status, 400)
 
+        // the voice is a person nonetheless: named through People, the note is labelled with the name
+        let people = try client.get("/api/people")
+        XCTAssertEqual(people.status, 200, people.text)
+        let everyone = try XCTUnwrap(try JSONSerialization.jsonObject(with: people.body) as? [[String: Any]])
+        XCTAssertEqual(everyone.count, 1, people.text)
+        XCTAssertTrue(everyone[0]["name"] is NSNull, people.text)
+        XCTAssertEqual(everyone[0]["notes"] as? [Int], [id])
+        let person = try XCTUnwrap(everyone[0]["id"] as? Int)
+        let named = try client.request("PATCH", "/api/people/\(person)", headers: ["Content-Type": "application/json"],
+                                       body: Data(#"{"name": "Ruth"}"#.utf8))
+        XCTAssertEqual(named.status, 200, named.text)
+        XCTAssertEqual(named.json["notes"] as? [Int], [id])
+        XCTAssertEqual((named.json["person"] as? [String: Any])?["name"] as? String, "Ruth")
+        let labelled = try client.get("/api/notes/\(id)").json["segments"] as? [[String: Any]]
+        XCTAssertEqual(Set((labelled ?? []).compactMap { $0["speaker"] as? String }), ["Ruth"])
+        XCTAssertEqual(try client.get("/api/people/9999").status, 404)
+        XCTAssertEqual(try client.request("PATCH", "/api/people/\(person)", headers: ["Content-Type": "application/json"],
+                                          body: Data(#"{"name": "SPEAKER_09"}"#.utf8)).status, 400)
+        XCTAssertEqual(try client.request("POST", "/api/people/\(person)/merge", headers: ["Content-Type": "application/json"],
+                                          body: Data(#"{"other": 9999}"#.utf8)).status, 404)
+
         let srt = try client.get("/api/notes/\(id)/export?format=srt")
         XCTAssertEqual(srt.status, 200)
         XCTAssertTrue(srt.text.contains(" --> "))

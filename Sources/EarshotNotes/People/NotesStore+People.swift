@@ -74,6 +74,11 @@ extension NotesStore {
         return person
     }
 
+    /// The person of that name (in either Unicode form), if anyone has it.
+    public func person(named name: String) throws -> Person? {
+        try guarded { try readPeople(where: "p.name = ?", [.text(name.precomposedStringWithCanonicalMapping)]) }.first
+    }
+
     /// The person whose voice note `id` labels `label`, if its voices were linked.
     public func person(inNote id: Int, label: String) throws -> Int? {
         try guarded {

@@ -7,6 +7,7 @@ enum Routes {
         var router = Router()
         OpenAIRoutes.add(to: &router, services)
         NotesRoutes.add(to: &router, services)
+        PeopleRoutes.add(to: &router, services)
         SoundRoutes.add(to: &router, services)
         VoiceRoutes.add(to: &router, services)
         LiveRoutes.add(to: &router, services)

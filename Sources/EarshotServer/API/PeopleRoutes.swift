@@ -1,0 +1,48 @@
+import EarshotCore
+import EarshotNotes
+import Foundation
+
+/// People heard in the notes: list, one person, name them (every note of theirs follows), merge two.
+enum PeopleRoutes {
+    struct Rename: Codable, Sendable { var name: String }
+    struct Merge: Codable, Sendable { var other: Int }
+    /// A person after a change, and the notes whose labels it changed (their summaries are written again).
+    struct Changed: Codable, Sendable { var person: Person; var notes: [Int] }
+
+    static func add(to router: inout Router, _ services: Services) {
+        router.add("GET", "/api/people") { _, _ in
+            .json(try await services.notes().people())
+        }
+        router.add("GET", "/api/people/:id") { _, p in
+            .json(try await services.notes().person(try p.id("id")))
+        }
+        router.add("PATCH", "/api/people/:id") { request, p in
+            let rename = try request.json(Rename.self)
+            let notes = try services.notes()
+            let id = try p.id("id")
+            let changed = try await notes.renamePerson(id, to: rename.name)
+            // a name someone else had makes the two one person: the one left is the one that has the name now
+            let person: Person
+            if let named = try await notes.person(named: rename.name.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                person = named
+            } else {
+                person = try await notes.person(id)
+            }
+            return .json(Changed(person: person, notes: published(changed, services)))
+        }
+        router.add("POST", "/api/people/:id/merge") { request, p in
+            let merge = try request.json(Merge.self)
+            let notes = try services.notes()
+            let id = try p.id("id")
+            let changed = try await notes.mergePeople(id, with: merge.other)
+            return .json(Changed(person: try await notes.person(id), notes: published(changed, services)))
+        }
+    }
+
+    /// Tells the pages each relabelled note changed, and the worker that their summaries wait.
+    private static func published(_ notes: [Int], _ services: Services) -> [Int] {
+        for note in notes { services.noteEvents.publish(.init(note: note, change: "edited")) }
+        if !notes.isEmpty { services.notesArrived.withLock { $0 = true } }
+        return notes
+    }
+}
