@@ -119,8 +119,8 @@ def overlay(tmp):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--notes", type=int, default=32)
-    parser.add_argument("--seed", type=int, default=3)
+    parser.add_argument("--notes", type=int, default=40)
+    parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--keep", help="keep the notes store and recordings in this folder")
     args = parser.parse_args()
     if not os.path.isdir(os.path.join(DATA, "fsdd")):
@@ -201,7 +201,7 @@ def main():
             q = np.percentile(values, [0, 5, 50, 95, 100]) if values else []
             print(f"voiceprint cosine, {name} ({len(values)} pairs): " + " ".join(f"{p:.2f}" for p in q)
                   + "  (min, 5th, median, 95th, max)")
-        for t in (0.5, 0.55, 0.6, 0.65, 0.7):
+        for t in (0.5, 0.6, 0.7, 0.75, 0.8):
             print(f"  at {t:.2f}: {np.mean(np.array(same) >= t):.3f} of one speaker's pairs above, "
                   f"{np.mean(np.array(other) >= t):.4f} of two speakers'")
         if args.keep:

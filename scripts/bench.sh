@@ -36,6 +36,7 @@ status=0
 "$VENV/bin/python" "$ROOT/bench/voice_robustness.py" || status=1
 # who spoke when: synthetic LibriSpeech conversations, earshot diarize vs the Resemblyzer d-vector recipe
 "$VENV/bin/python" "$ROOT/bench/diarization.py" || status=1
+"$VENV/bin/python" "$ROOT/bench/people.py" || status=1
 "$VENV/bin/python" "$ROOT/bench/notes.py" || status=1
 "$VENV/bin/python" "$ROOT/bench/search_quality.py" || status=1
 python3 "$ROOT/bench/llm.py" || status=1

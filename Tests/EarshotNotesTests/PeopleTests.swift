@@ -24,14 +24,14 @@ final class PeopleTests: XCTestCase {
         var enrolled = false
     }
 
-    private var generator = SplitMix(seed: 7)
+    private var generator = SplitMix64(seed: 7)  // the made-up voices are the same on every run
 
     /// A unit vector in the CAM++ voiceprint's 192 dimensions, far from any other this makes.
-    func newVoice() -> [Float] { SpeakerEncoder.normalised((0..<192).map { _ in generator.gaussian() }) }
+    func newVoice() -> [Float] { SpeakerEncoder.normalised((0..<192).map { _ in generator.nextGaussian() }) }
 
     /// Another recording of the voice `print`: the same direction with some noise (cosine about 0.95).
     func again(_ print: [Float]) -> [Float] {
-        SpeakerEncoder.normalised(print.map { $0 + 0.025 * generator.gaussian() })
+        SpeakerEncoder.normalised(print.map { $0 + 0.025 * generator.nextGaussian() })
     }
 
     /// A transcribed note in which `voices` speak in turn (one segment each), stored as the pipeline stores one.
@@ -122,7 +122,7 @@ final class PeopleTests: XCTestCase {
 
         // two voices of one note that both sound like Ruth: only the closer one is her
         let close = try note(store, [Voice(label: "SPEAKER_01", print: again(ruth)),
-                                     Voice(label: "SPEAKER_02", print: SpeakerEncoder.normalised(ruth.map { $0 + 0.06 * generator.gaussian() }))])
+                                     Voice(label: "SPEAKER_02", print: SpeakerEncoder.normalised(ruth.map { $0 + 0.06 * generator.nextGaussian() }))])
         let first = try store.person(inNote: 1, label: "SPEAKER_01")
         XCTAssertEqual(try store.person(inNote: close, label: "SPEAKER_01"), first)
         XCTAssertNotEqual(try store.person(inNote: close, label: "SPEAKER_02"), first)
@@ -204,23 +204,5 @@ final class PeopleTests: XCTestCase {
                      VoiceLinking.Heard(label: "SPEAKER_04", seconds: 8, voiceprint: nil, enrolled: false)]
         XCTAssertEqual(VoiceLinking.link(heard, to: known), [1, 2, nil, 0, nil])
         XCTAssertEqual(VoiceLinking.link(heard, to: []), [nil, nil, nil, nil, nil])
-    }
-}
-
-/// A seeded generator, so the made-up voices are the same on every run.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// A standard normal draw (Box–Muller).
-    mutating func gaussian() -> Float {
-        let u = (Double(next() >> 11) + 1) / Double(1 << 53), v = Double(next() >> 11) / Double(1 << 53)
-        return Float((-2 * log(u)).squareRoot() * cos(2 * .pi * v))
     }
 }

@@ -94,7 +94,8 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
-    mutating func nextGaussian() -> Float {
+    /// A standard normal draw (Box–Muller).
+    public mutating func nextGaussian() -> Float {
         let u1 = max(Double(next() >> 11) / Double(1 << 53), 1e-12), u2 = Double(next() >> 11) / Double(1 << 53)
         return Float((-2 * log(u1)).squareRoot() * cos(2 * .pi * u2))
     }

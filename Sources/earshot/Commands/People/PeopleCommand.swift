@@ -10,8 +10,8 @@ enum PeopleCommand {
         discussion: """
         Each voice of a transcribed note is linked to the person it is: the person of that name when an enrolled
         profile recognised it, the person whose earlier voice it clearly matches, or a new unnamed person
-        ("Voice 7"). Linking is cautious: two people are never made one on a doubtful match, so one person may
-        appear as two until named or merged. Naming a person relabels every note they are heard in, past and
+        ("Voice 7"). Linking is cautious: a doubtful match makes a new person rather than risk making two people
+        one, so one person may appear as two until named or merged. Naming a person relabels every note they are heard in, past and
         future; their summaries are written again by `earshot notes process` (or a running `earshot serve`).
         """,
         examples: ["earshot people list", "earshot people show 7", "earshot people rename 7 Ruth", "earshot people merge 3 7",
