@@ -39,7 +39,7 @@ demo: build
 # Setup's installation, then the jobs two at a time (scripts/test-lanes.sh): setup's build and the Swift suite (stdbuf:
 # its output reaches the log line by line, so a run that is stopped shows the test it was in), and beside them the
 # sanitizer suites, the fuzzers, the Examples package and the client and Ray tests. Each step's wall and CPU seconds
-# are printed at the end (scripts/timed-step.sh). Three busy workers (session 21: the suite's two halves each on a
+# are printed at the end (scripts/timed-step.sh). Three busy workers (the suite's two halves each on a
 # worker of its own) were no faster (BENCHMARKS.md): the two cores are busy throughout, so only less work shortens it;
 # only the client tests, which mostly wait, run beside them.
 # The Swift suite leaves out the tests the thread-sanitizer job runs: that build is optimised with testing enabled as
@@ -73,7 +73,7 @@ no-data-run:
 	  EARSHOT_DATA=$(CURDIR)/.build/no-shared-data $(SWIFT) test $(TEST_FLAGS) --skip-build --ignore-lock --filter "$$(scripts/data-dependent-tests.sh)"; \
 	else echo "no shared data here: the Swift suite already ran these tests without it"; fi
 
-# The inner loop while changing code (139 tests: 66–72 s of tests, 88 s with the setup check, 102 s with every test target rebuilt, session 34): every test that takes under ~3 s, in the same optimised
+# The inner loop while changing code (its time: README): every test that takes under ~3 s, in the same optimised
 # build. Not a substitute for `make test`: the accuracy guards, float references, live, server and concurrency
 # tests are left out.
 SLOW_TESTS = WhisperFloatReferenceTests|LanguageFloatReferenceTests|CommandLineTests.testDoctorCompares|ReplyEndTests.testAStopped|RealtimeAPITests|SlowClientTests|LiveTurnsTests|BatchCommandTests|ConnectionLoadTests|AccuracyGuardTests|MicrophoneCaptureTests|SoundVoiceAPITests|ConcurrentUseTests|NotesAPITests|NotesPipelineTests|VoiceTests|VoiceEnrolConcurrencyTests|SharedWhisperTests|SpeakerEncoderFloatReferenceTests|YAMNetFloatReferenceTests|LiveTranscriberTests|FileTranscriberTests|SpeechSegmenterTests.testBlocks|LanguageRunnerTests|DiarizationTests.testEnrolled|DiarizationTests.testLibriSpeech|DiarizeCommandTests.testTranscripts|DiarizeCommandTests.testLive

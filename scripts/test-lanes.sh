@@ -69,8 +69,8 @@ worker() {
 
 rm -rf "$LOGS"
 mkdir -p "$LOGS"
-# longest first (wall times in a CI-style run of session 34: ASan 118 s, fuzzers 96, Examples 95, Ray 128 beside the
-# Swift suite, 50 alone), then the Swift suite's part, which evens out the two workers' ends
+# longest first (their wall times: BENCHMARKS.md "make test time"), then the Swift suite's part, which evens out the
+# two workers' ends
 printf '%s\n' asan fuzz examples ray no-data swift-part > "$QUEUE"
 worker tsan &
 TWO=$!

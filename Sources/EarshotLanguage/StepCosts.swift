@@ -4,13 +4,11 @@ import Foundation
 
 /// What a step of generation costs this CPU with one model: one token decoded alone, and four in one batch (a token
 /// and the three prompt-lookup guesses checked after it). Guesses pay only where a step's extra rows cost little, and
-/// that differs from CPU to CPU more than anything else about generation (the default model, 2 threads, BENCHMARKS.md):
-/// on the Intel Xeon a step of one token took 72 ms and one of four 123 ms in Earshot (1.7×; session 40's timing of a
-/// note, llama-bench there 70 and 94 ms), and guesses took 16% off a note; on the Zen 4 these steps took 33 and 90 ms
-/// (2.7×, as measured here; llama-bench 35 and 81 ms), and guesses made its minute-long notes 3–15% slower although
-/// 52–63% of the guessed tokens were kept. So the costs are measured here, once per model, llama.cpp build and thread
-/// count on this machine, and kept in a file beside the build (`runtime/llama`, which test homes share): every process
-/// of this machine then makes the same choice, and the same transcript keeps giving the same note.
+/// that differs from CPU to CPU more than anything else about generation: on one CPU a batch of four costs little more
+/// than one token and guesses shorten a note, on another it costs nearly three and guesses lengthen it although most
+/// guessed tokens are kept (the timings are in BENCHMARKS.md). So the costs are measured here, once per model, llama.cpp
+/// build and thread count on this machine, and kept in a file beside the build (`runtime/llama`, which test homes
+/// share): every process of this machine then makes the same choice, and the same transcript keeps giving the same note.
 struct StepCosts: Codable, Equatable {
     /// Seconds (medians) for a step of one token and of four.
     var oneToken: Double
