@@ -160,11 +160,13 @@ public final class Diarizer: Sendable {
             }
         }
         let speakerTurns = turns.map { SpeakerTurn(start: rounded($0.start), end: rounded($0.end), speaker: labelOf[$0.voice]!) }
+        // each CAM++ window's voice, found once: every voice's voiceprint averages its own
+        let windowVoices = track.windows.map { w in turns.first { $0.start <= w.center && w.center < $0.end }?.voice }
         let speakers = voices.map { voice in
             DiarizedSpeaker(label: labelOf[voice]!, enrolled: named[voice] != nil,
                             seconds: rounded(turns.filter { $0.voice == voice }.map { $0.end - $0.start }.reduce(0, +)),
                             probability: named[voice]?.probability,
-                            voiceprint: voiceprint(of: voice, windows: track.windows, turns: turns))
+                            voiceprint: voiceprint(of: voice, windows: track.windows, voices: windowVoices))
         }.sorted { $0.seconds > $1.seconds }
         return Diarization(source: source, duration: rounded(duration), turns: speakerTurns, speakers: speakers)
     }
@@ -206,10 +208,11 @@ public final class Diarizer: Sendable {
         return result
     }
 
-    /// A voice's CAM++ vectors averaged: the windows whose middle falls in its turns (nil when none does).
-    private func voiceprint(of voice: Int, windows: [SpeechWindowTrack.Window], turns: [SpeakerTurns.Turn]) -> [Float]? {
-        let mine = windows.filter { w in turns.contains { $0.voice == voice && $0.start <= w.center && w.center < $0.end } }
-        return mine.isEmpty ? nil : SpeakerEncoder.mean(mine.map(\.vector))
+    /// A voice's CAM++ vectors averaged: the windows whose middle falls in its turns (`voices`: each window's voice),
+    /// nil when none does.
+    private func voiceprint(of voice: Int, windows: [SpeechWindowTrack.Window], voices: [Int?]) -> [Float]? {
+        let mine = windows.indices.filter { voices[$0] == voice }.map { windows[$0].vector }
+        return mine.isEmpty ? nil : SpeakerEncoder.mean(mine)
     }
 
     /// A reference clip's d-vector: the mean of the windows of its speech.
