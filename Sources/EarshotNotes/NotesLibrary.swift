@@ -155,6 +155,15 @@ public actor NotesLibrary {
     @discardableResult
     public func mergePeople(_ id: Int, with other: Int) throws -> [Int] { try store.mergePeople(id, with: other) }
 
+    /// Action items across notes, newest note first: only those still open (`open`), only one person's (`person`).
+    public func actions(person: Int? = nil, open: Bool = false) throws -> [NoteAction] { try store.actions(person: person, open: open) }
+
+    /// Marks action item `item` (from 1) of a note done, or open again with `done: false`.
+    @discardableResult
+    public func markAction(_ note: Int, item: Int, done: Bool = true) throws -> ActionItem {
+        try store.markAction(note, item: item, done: done)
+    }
+
     /// Queues a note's failed (or given) stage and those after it again; returns how many were queued.
     @discardableResult
     public func retry(_ id: Int, from stage: NoteStage? = nil) throws -> Int { try store.retry(id, from: stage) }

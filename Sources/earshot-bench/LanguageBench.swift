@@ -1,5 +1,6 @@
 import EarshotLanguage
 import EarshotNotes
+import EarshotSpeech
 import Foundation
 
 /// `earshot-bench llm-speed MODEL`: prompt and generation tokens/s through the runner (as the notes pipeline runs
@@ -37,7 +38,22 @@ enum LanguageBench {
         print(String(decoding: data, as: UTF8.self))
     }
 
-    struct JudgedNote: Decodable { let kind: String; let transcript: String }
+    /// A judged note: a plain transcript, or a conversation's turns (speaker, text) as a labelled note holds them.
+    struct JudgedNote: Decodable {
+        struct Turn: Decodable { let speaker: String; let text: String }
+        let kind: String
+        let transcript: String?
+        let turns: [Turn]?
+
+        /// The note's segments, a turn each, a second apart (the times only order them).
+        var segments: [TranscriptSegment] {
+            (turns ?? []).enumerated().map { i, turn in
+                var segment = TranscriptSegment(start: Double(i), end: Double(i) + 1, text: turn.text)
+                segment.speaker = turn.speaker
+                return segment
+            }
+        }
+    }
 
     /// `draft`: nil runs the model as the notes pipeline does (its runner, prompt lookup as shipped); a number runs
     /// it in this process with guesses of up to that many tokens (0: plain greedy decoding), to compare the two.
@@ -55,9 +71,13 @@ enum LanguageBench {
         for note in notes {
             let started = Date()
             let before = (local?.generatedTokens ?? 0, local?.acceptedTokens ?? 0, local?.promptTokens ?? 0, local?.draftedTokens ?? 0)
-            let text = try writer.write(transcript: note.transcript)
+            let segments = note.segments
+            let plain = note.transcript ?? segments.map(\.text).joined(separator: " ")
+            let text = try writer.write(transcript: Note.reading(segments) ?? plain,
+                                        sentences: segments.isEmpty ? nil : NoteSentence.sentences(of: segments))
             var line: [String: Any] = ["kind": note.kind, "title": text.title, "title_by_model": text.titleFromModel,
-                                       "summary": text.summary, "actions": text.actions, "seconds": Date().timeIntervalSince(started)]
+                                       "summary": text.summary, "actions": text.actions.map(\.line), "owners": text.actions.map { $0.owner ?? "" },
+                                       "proposed": text.proposedActions, "seconds": Date().timeIntervalSince(started)]
             if let local {
                 line["generated_tokens"] = local.generatedTokens - before.0
                 line["guessed_tokens_kept"] = local.acceptedTokens - before.1
@@ -65,6 +85,23 @@ enum LanguageBench {
                 line["prompt_tokens_decoded"] = local.promptTokens - before.2
             }
             FileHandle.standardOutput.write(try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys]) + Data("\n".utf8))
+        }
+    }
+
+    /// `earshot-bench check-actions NOTES.json PROPOSED.jsonl`: the checks (`Commitments`) over items a model proposed
+    /// before (the "proposed" of `llm-notes` lines), without running it again: a JSON line per note.
+    static func checkActions(file: String, proposed: String) throws {
+        let notes = try JSONDecoder().decode([JudgedNote].self, from: Data(contentsOf: URL(fileURLWithPath: file)))
+        let lines = try String(contentsOfFile: proposed, encoding: .utf8).split(separator: "\n")
+        for (note, line) in zip(notes, lines) {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
+            let segments = note.segments
+            let sentences = segments.isEmpty ? NoteSentence.sentences(of: note.transcript ?? "") : NoteSentence.sentences(of: segments)
+            var result = object
+            let actions = Commitments.check(object["proposed"] as? [String] ?? [], in: sentences)
+            result["actions"] = actions.map(\.line)
+            result["owners"] = actions.map { $0.owner ?? "" }
+            FileHandle.standardOutput.write(try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys]) + Data("\n".utf8))
         }
     }
 

@@ -30,6 +30,15 @@ if args.count >= 2, args[0] == "llm-speed" || args[0] == "llm-notes", let choice
         exit(1)
     }
 }
+if args.count == 3, args[0] == "check-actions" {
+    do {
+        try LanguageBench.checkActions(file: args[1], proposed: args[2])
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("earshot-bench: \(error.localizedDescription)\n".utf8))
+        exit(1)
+    }
+}
 // earshot-bench llm default|small TRANSCRIPT.txt: the note writer's three requests, timed one by one
 if args.count == 3, args[0] == "llm", let choice = LanguageModelChoice(rawValue: args[1]),
    let transcript = try? String(contentsOfFile: args[2], encoding: .utf8) {
@@ -50,7 +59,7 @@ if args.count == 3, args[0] == "llm", let choice = LanguageModelChoice(rawValue:
         let text = try writer.write(transcript: transcript)
         print(String(format: "round %d: %.2f s, %d prompt tokens decoded, %d generated, %.1f s generating in all", round,
                      Date().timeIntervalSince(start), model.promptTokens, model.generatedTokens, model.generationSeconds))
-        print("  \(text.title) | \(text.summary) | \(text.actions)")
+        print("  \(text.title) | \(text.summary) | \(text.actions.map(\.line))")
     }
     exit(0)
 }

@@ -45,8 +45,8 @@ final class NotesPipelineTests: XCTestCase {
         XCTAssertFalse(note.summary.isEmpty)
         // an owner is named only when the note names one (an example name in the prompt was once copied into every note)
         for action in note.actions {
-            if let colon = action.firstIndex(of: ":"), case let name = action[..<colon], !name.contains(" ") {
-                XCTAssertTrue(transcript.contains(name.lowercased()), "'\(action)' names someone the note does not")
+            if let name = action.owner {
+                XCTAssertTrue(transcript.contains(name.lowercased()) || note.speakers.contains(name), "'\(action.line)' names someone the note does not")
             }
         }
         XCTAssertEqual(note.languageModel, LanguageModelChoice.small.displayName)
@@ -140,7 +140,7 @@ final class NotesPipelineTests: XCTestCase {
             XCTAssertFalse(text.summary.isEmpty)
             XCTAssertLessThanOrEqual(ReplyText.sentences(text.summary).count, 2, text.summary)
             // the system message's two examples must stay examples: none of their words turn up in these notes
-            let written = Set(Titles.words(([text.title, text.summary] + text.actions).joined(separator: " ")))
+            let written = Set(Titles.words(([text.title, text.summary] + text.actions.map(\.line)).joined(separator: " ")))
             XCTAssertTrue(written.isDisjoint(with: ["brake", "brakes", "garage", "ben", "parcel", "library"]), "\(text)")
         }
         XCTAssertEqual(ReplyText.afterLabel("Summary:", in: "Action items: [\"Call Ben\"]\nSummary: The car goes in on Friday."),

@@ -39,7 +39,9 @@ public enum NotesExporter {
             if !note.summary.isEmpty { out += (md ? "## Summary\n\n" : "Summary\n") + note.summary + "\n\n" }
             if !note.actions.isEmpty {
                 out += md ? "## Action items\n\n" : "Action items\n"
-                out += note.actions.map { md ? "- [ ] \($0)" : "- \($0)" }.joined(separator: "\n") + "\n\n"
+                // numbered in plain text as `notes done` takes them
+                out += note.actions.enumerated().map { i, a in md ? "- [\(a.done ? "x" : " ")] \(a.line)" : "\(i + 1). \(a.line)\(a.done ? " (done)" : "")" }
+                    .joined(separator: "\n") + "\n\n"
             }
             out += md ? "## Transcript\n\n" : "Transcript\n"
             out += note.segments.map { "[\(durationText($0.start))] " + ($0.speaker.map { md ? "**\($0):** " : "\($0): " } ?? "") + $0.text }
@@ -67,7 +69,7 @@ public enum NotesExporter {
         var duration: Double
         var tags: [String]
         var summary: String
-        var actions: [String]
+        var actions: [ActionItem]
         var transcript: String
         var segments: [TranscriptSegment]
         var languageModel: String?

@@ -5,9 +5,20 @@ import Foundation
 public struct NoteText: Sendable, Equatable {
     public var title: String
     public var summary: String
-    public var actions: [String]
+    /// The commitments the note holds, each checked against what was said (`Commitments`).
+    public var actions: [ActionItem]
     /// Whether the model wrote the title (false: its title broke the rules and key words were used instead).
     public var titleFromModel = true
+    /// The action items as the model proposed them, before the checks (for measuring the checks).
+    public var proposedActions: [String] = []
+
+    public init(title: String, summary: String, actions: [ActionItem], titleFromModel: Bool = true, proposedActions: [String] = []) {
+        self.title = title
+        self.summary = summary
+        self.actions = actions
+        self.titleFromModel = titleFromModel
+        self.proposedActions = proposedActions
+    }
 }
 
 /// Titles, summaries and action items from a transcript with a local language model. Long transcripts
@@ -81,7 +92,9 @@ public struct NoteWriter {
         return ("root ::= [^\(ranges)]*", actionsGrammar(excluding: ranges))
     }
 
-    public func write(transcript: String) throws -> NoteText {
+    /// `sentences`: the transcript's sentences with who said each and when (`NoteSentence.sentences(of:)`), against
+    /// which the model's action items are checked and given owners; nil reads them from `transcript` (one voice).
+    public func write(transcript: String, sentences: [NoteSentence]? = nil) throws -> NoteText {
         let text = transcript.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { return NoteText(title: "Empty recording", summary: "No speech was found in this recording.", actions: []) }
         let chunks = try Self.chunks(of: text, maxTokens: Self.chunkTokens, count: model.tokenCount)
@@ -99,12 +112,11 @@ public struct NoteWriter {
         // title, and the action items of a note of one chunk
         let asked = chunks.count == 1 ? [actionsRequest(text, grammar: grammars.actions)] : []
         let replies = try model.replies(to: asked + [summaryRequest(of: body, grammar: grammars.text), titleRequest(body, grammar: grammars.text)])
-        let actions = asked.isEmpty ? found : readActions(replies[0], of: text)
+        let proposed = asked.isEmpty ? found : readActions(replies[0], of: text)
         let short = readSummary(replies[asked.count])
         let heading = readTitle(replies[asked.count + 1], summary: short, transcript: text)
-        var seen = Set<String>()
-        return NoteText(title: heading.title, summary: short, actions: actions.filter { seen.insert($0.lowercased()).inserted },
-                        titleFromModel: heading.fromModel)
+        let actions = Commitments.check(proposed, in: sentences ?? NoteSentence.sentences(of: text))
+        return NoteText(title: heading.title, summary: short, actions: actions, titleFromModel: heading.fromModel, proposedActions: proposed)
     }
 
     func titleRequest(_ body: String, grammar: String?) -> ReplyRequest {
@@ -128,7 +140,16 @@ public struct NoteWriter {
     }
 
     func readSummary(_ reply: String, part: Bool = false) -> String {
-        Self.withoutRepeats(ReplyText.firstSentences(ReplyText.afterLabel("Summary:", in: reply), count: part ? 3 : 2))
+        Self.withoutRepeats(Self.withoutPreamble(ReplyText.firstSentences(ReplyText.afterLabel("Summary:", in: reply), count: part ? 3 : 2)))
+    }
+
+    /// A summary without an opening that only says it is one: "The summary of the voice note is: …", "Here is a
+    /// summary: …", "In summary, …" (the 1.5B model opened a reading's summary with the first).
+    static func withoutPreamble(_ summary: String) -> String {
+        let preamble = #"^(?i)(?:(?:here(?: is|'s)|this is) (?:a |the )?(?:short |brief )?summary[^:]*:|(?:the |a )?(?:short |brief )?summary(?: of (?:the |this )?(?:voice note|note|transcript|recording|text))?(?: is)?\s*:|in summary,)\s*"#
+        guard let found = summary.range(of: preamble, options: .regularExpression) else { return summary }
+        let rest = summary[found.upperBound...].trimmingCharacters(in: CharacterSet(charactersIn: " \"'“”"))
+        return rest.isEmpty ? summary : rest.prefix(1).uppercased() + rest.dropFirst()
     }
 
     /// A summary without the sentences and the clauses after a semicolon that only say again what came before it: the

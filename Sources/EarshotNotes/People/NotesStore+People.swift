@@ -185,6 +185,7 @@ extension NotesStore {
             return s
         }
         guard changed > 0 else { return 0 }
+        try relabelOwners(of: id, from: label, to: name)
         try db.query("UPDATE notes SET segments = ? WHERE id = ?",
                      [.text(String(decoding: try JSONEncoder().encode(segments), as: UTF8.self)), .integer(Int64(id))])
         try requeue(id, from: .summarise)

@@ -216,8 +216,9 @@ public final class NotesPipeline {
                 return "no language model: key-word title"
             }
             let before = writer.model.usage
-            let text = try writer.write(transcript: note.transcriptForReading)
-            let actions = String(decoding: try JSONEncoder().encode(text.actions), as: UTF8.self)
+            let text = try writer.write(transcript: note.transcriptForReading, sentences: NoteSentence.sentences(of: note.segments))
+            let items = try store.owned(text.actions, in: note)
+            let actions = String(decoding: try JSONEncoder().encode(items), as: UTF8.self)
             try complete(.summarise, note: id, update: """
                 summary = ?, actions = ?, language_model = ?,
                 title = CASE WHEN title_by = 'user' THEN title ELSE ? END,

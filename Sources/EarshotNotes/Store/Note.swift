@@ -35,7 +35,7 @@ public struct Note: Sendable, Equatable {
     /// Who wrote the title: "none" (not yet), "extract" (key words), "llm", "user".
     public var titleBy: String
     public var summary: String
-    public var actions: [String]
+    public var actions: [ActionItem]
     public var transcript: String
     public var segments: [TranscriptSegment]
     public var languageModel: String
@@ -55,9 +55,12 @@ public struct Note: Sendable, Equatable {
 
     /// The transcript as the language model reads it: a line per segment, `Name: ` before what an enrolled person
     /// said, so action items can name their owners (only names: numbered voices would become title key words).
-    public var transcriptForReading: String {
-        guard segments.contains(where: { $0.speaker.map(Self.isName) ?? false }) else { return transcript }
-        return segments.map { s in (s.speaker.flatMap { Self.isName($0) ? "\($0): " : nil } ?? "") + s.text }.joined(separator: "\n")
+    public var transcriptForReading: String { Self.reading(segments) ?? transcript }
+
+    /// Segments as the language model reads them, or nil when no named person speaks in them (the plain transcript).
+    public static func reading(_ segments: [TranscriptSegment]) -> String? {
+        guard segments.contains(where: { $0.speaker.map(isName) ?? false }) else { return nil }
+        return segments.map { s in (s.speaker.flatMap { isName($0) ? "\($0): " : nil } ?? "") + s.text }.joined(separator: "\n")
     }
 
     static func isName(_ speaker: String) -> Bool { !speaker.hasPrefix("SPEAKER_") }
@@ -115,6 +118,8 @@ public enum NotesError: Error, LocalizedError, Equatable {
     case unknownPerson(Int)
     /// A request about people that cannot be done (merging someone with themselves).
     case badPeople(String)
+    /// Note `note` has no action item `item` (numbered from 1; it has `count`).
+    case unknownAction(note: Int, item: Int, count: Int)
 
     public var errorDescription: String? {
         switch self {
@@ -138,6 +143,8 @@ public enum NotesError: Error, LocalizedError, Equatable {
             return "note \(id) was deleted while its \(stage) stage ran; the result was dropped"
         case let .unknownPerson(id): return "no person with id \(id) (`earshot people list` shows who is known)"
         case let .badPeople(problem): return problem
+        case let .unknownAction(note, item, count):
+            return "note \(note) has no action item \(item)" + (count == 0 ? ": it has none" : " (it has \(count), numbered from 1)")
         case let .notTranscribed(id):
             return "note \(id) is not transcribed yet: its speakers are known once it is "
                 + "(`earshot notes process` does it, as does a running `earshot serve`)"

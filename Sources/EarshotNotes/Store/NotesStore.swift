@@ -263,7 +263,7 @@ public final class NotesStore {
         let decoder = JSONDecoder()
         return rows.map { row in
             let id = row[0].int ?? 0
-            let actions = (try? decoder.decode([String].self, from: Data((row[8].string ?? "[]").utf8))) ?? []
+            let actions = (try? decoder.decode([ActionItem].self, from: Data((row[8].string ?? "[]").utf8))) ?? []
             let segments = (try? decoder.decode([TranscriptSegment].self, from: Data((row[10].string ?? "[]").utf8))) ?? []
             return Note(id: id, created: Date(timeIntervalSince1970: row[1].double ?? 0), sourceName: row[2].string ?? "",
                         audioPath: audioDirectory.appendingPathComponent(row[3].string ?? "").path, duration: row[4].double ?? 0,

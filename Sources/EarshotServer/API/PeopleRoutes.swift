@@ -39,6 +39,33 @@ enum PeopleRoutes {
         }
     }
 
+    struct Mark: Codable, Sendable { var done: Bool }
+
+    /// Action items across notes (`?person=ID`, `?open=true`), and one ticked off.
+    static func addActions(to router: inout Router, _ services: Services) {
+        router.add("GET", "/api/actions") { request, _ in
+            let person = try request.query["person"].map { text in
+                try Int(text).flatMap { $0 > 0 ? $0 : nil }.orThrow(HTTPError(400, "person must be a person's id"))
+            }
+            let open: Bool
+            switch request.query["open"] {
+            case nil, "false", "0": open = false
+            case "true", "1": open = true
+            default: throw HTTPError(400, "open must be true or false")
+            }
+            let notes = try services.notes()
+            if let person { _ = try await notes.person(person) }  // an unknown person is a 404, not an empty list
+            return .json(try await notes.actions(person: person, open: open))
+        }
+        router.add("PATCH", "/api/notes/:id/actions/:item") { request, p in
+            let mark = try request.json(Mark.self)
+            let id = try p.id("id")
+            let action = try await services.notes().markAction(id, item: try p.id("item"), done: mark.done)
+            services.noteEvents.publish(.init(note: id, change: "edited"))
+            return .json(action)
+        }
+    }
+
     /// Tells the pages each relabelled note changed, and the worker that their summaries wait.
     private static func published(_ notes: [Int], _ services: Services) -> [Int] {
         for note in notes { services.noteEvents.publish(.init(note: note, change: "edited")) }

@@ -8,6 +8,7 @@ enum Routes {
         OpenAIRoutes.add(to: &router, services)
         NotesRoutes.add(to: &router, services)
         PeopleRoutes.add(to: &router, services)
+        PeopleRoutes.addActions(to: &router, services)
         SoundRoutes.add(to: &router, services)
         VoiceRoutes.add(to: &router, services)
         LiveRoutes.add(to: &router, services)

@@ -51,8 +51,11 @@ async function show(id, focus = true) {
   $("note-summary").textContent = note.summary || "(not yet)";
   // no action items is an answer only once the summary stage has run
   const summarised = note.stages.some((s) => s.stage === "summarise" && s.state === "done");
-  $("note-actions").innerHTML = note.actions.map((a) => `<li>${Earshot.escape(a)}</li>`).join("")
-    || `<li class=muted>${summarised ? "none" : "(not yet)"}</li>`;
+  // each item: a box to tick it off, its owner, and the moment it was said (a click plays it)
+  $("note-actions").innerHTML = note.actions.map((a, i) => `<li><label><input type="checkbox" data-item="${i + 1}"${a.done ? " checked" : ""}>
+    ${a.owner ? `<strong>${Earshot.escape(a.owner)}</strong>: ` : ""}${Earshot.escape(a.text)}</label>${a.start == null ? ""
+    : ` <button type="button" class="said-at" data-start="${a.start}" aria-label="Play where it was said (${Earshot.clock(a.start)})">${Earshot.clock(a.start)}</button>`}</li>`)
+    .join("") || `<li class=muted>${summarised ? "none" : "(not yet)"}</li>`;
   // a button per word when the transcript has word times (per segment otherwise): the word being played is
   // highlighted, and a click on a word plays from there; who said it where the voice changes, a colour per voice
   // (a speaker's segments in a row read as one turn under one name)
@@ -97,6 +100,23 @@ $("rename-speaker").addEventListener("submit", async (event) => {
   } catch (error) {
     Earshot.showError($("rename-status"), error.message);
   }
+});
+$("note-actions").addEventListener("change", async (event) => {
+  const box = event.target.closest("input[data-item]");
+  if (!box || !current) return;
+  try {
+    await Earshot.api(`/api/notes/${current.id}/actions/${box.dataset.item}`, { method: "PATCH",
+      headers: { "Content-Type": "application/json" }, body: JSON.stringify({ done: box.checked }) });
+  } catch (error) {
+    box.checked = !box.checked;
+    Earshot.showError($("record-status"), error.message);
+  }
+});
+$("note-actions").addEventListener("click", (event) => {
+  const b = event.target.closest("button[data-start]");
+  if (!b) return;
+  $("player").currentTime = Number(b.dataset.start);
+  $("player").play().catch(() => {});
 });
 $("note-transcript").addEventListener("click", (event) => {
   const b = event.target.closest("button");

@@ -26,7 +26,7 @@ enum NotesCommand {
         ],
         subcommands: [NotesAddCommand.command, NotesRecordCommand.command, NotesProcessCommand.command, NotesRetryCommand.command,
                       NotesListCommand.command, NotesShowCommand.command, NotesSearchCommand.command, NotesEditCommand.command,
-                      NotesRenameSpeakerCommand.command, NotesDeleteCommand.command, NotesExportCommand.command,
+                      NotesRenameSpeakerCommand.command, NotesActionsCommand.command, NotesDoneCommand.command, NotesDeleteCommand.command, NotesExportCommand.command,
                       NotesSeedCommand.command, NotesRepairCommand.command])
 
     static let pipelineOptions = [
