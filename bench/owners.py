@@ -13,7 +13,7 @@ without one get none?
    LibriSpeech readings of 3-4 speakers (an utterance each) joined with pauses, and the two read-speech speakers' passages — through
    the product (`earshot notes add`, `earshot notes process`, the default language model, in a private
    EARSHOT_HOME beside the installed models): recordings given no action item, and summaries that open by saying
-   they are one ("The summary of…").
+   they are one ("The summary of…", "The voice note discusses…").
 
 Usage: owners.py [--skip-judged] [--skip-recordings] [--recordings N] [--seed S]
 """
@@ -32,7 +32,8 @@ HOME = os.environ.get("EARSHOT_HOME") or os.path.expanduser("~/.cache/earshot")
 BENCH = os.path.join(ROOT, ".build/release/earshot-bench")
 EARSHOT = os.path.join(ROOT, ".build/release/earshot")
 DATA = os.environ.get("EARSHOT_DATA") or os.path.join(ROOT, "..", "shared", "data")
-PREAMBLE = re.compile(r"^\s*(the |a |this is |here is |here's )?(short |brief )?summary\b|^\s*in summary\b", re.I)
+PREAMBLE = re.compile(r"^\s*(the |a |this is |here is |here's )?(short |brief )?summary\b|^\s*in summary\b"
+                      r"|^\s*(the|this) (voice )?(note|recording|transcript) (discusses|describes|is about|talks about)\b", re.I)
 
 
 def holds(item, words):

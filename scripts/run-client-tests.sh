@@ -47,6 +47,8 @@ PROMPTS=("My favourite season is autumn, when the leaves turn red and the air sm
 for i in 0 1 2 3 4; do speak "sam$i.wav" en-us+m5 "${PROMPTS[$i]} ${PROMPTS[$(((i + 1) % 5))]}"; done
 speak sam-says.wav en-us+m5 "Every morning I take the bus to work and read the news on my phone, and then I walk the last mile to the office."
 speak someone.wav en-gb+f4 "Could we move the meeting to Thursday afternoon?"
+# a voice no other scenario uses, heard in two notes, for naming a person once on the People page
+speak robin.wav en-us+f2 "I walked along the river this morning and counted eleven herons standing in the shallow water near the old mill."
 sox "$AUDIO/sam-says.wav" "$AUDIO/someone.wav" "$AUDIO/sam-then-someone.wav"
 echo "these are the minutes of the meeting" > "$AUDIO/not-audio.txt"
 DATA=${EARSHOT_DATA:-$ROOT/../shared/data}

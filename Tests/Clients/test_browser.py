@@ -310,8 +310,44 @@ class BrowserTest(unittest.TestCase):
         with open(target) as f:
             self.assertIn("<v A>", f.read())
 
+    def test_people_name_a_voice_once_for_every_note(self):
+        import json
+        import re
+        driver = self.open("/notes")
+        ids = []
+        for _ in range(2):  # the same voice in two notes
+            driver.find_element(By.ID, "upload").send_keys(os.path.join(AUDIO, "robin.wav"))
+            said = wait(driver, 60, text_contains("record-status", "saved as note"), "the note is saved")
+            ids.append(int(re.search(r"saved as note (\d+)", said).group(1)))
+            driver.find_element(By.ID, "upload").clear()
+
+        def processed(_):
+            notes = [json.loads(urllib3.request("GET", f"{BASE}/api/notes/{i}").data) for i in ids]
+            return all(all(s["state"] == "done" for s in n["stages"]) for n in notes)
+        wait(driver, 900, processed, "both notes are processed")
+        # the Notes page offers to name the voice it has heard before
+        driver.get(f"{BASE}/notes#note-{ids[1]}")
+        link = wait(driver, 30, lambda d: d.find_element(By.ID, "name-voice-hint").is_displayed()
+                    and d.find_element(By.CSS_SELECTOR, "#name-voice-hint a"), "the note offers to name a voice heard in two notes")
+        self.assertIn("name this voice", link.text)
+        link.click()
+        person = wait(driver, 30, lambda d: (lambda h: h and d.find_element(By.ID, h[1:]))(
+            d.execute_script("return location.hash")), "the People page opens at that person")
+        listed = person.text
+        for i in ids:
+            self.assertIn(f"note {i}", listed)
+        person.find_element(By.CSS_SELECTOR, "input").send_keys("Robin")
+        person.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        wait(driver, 30, text_contains("people-status", "robin is named"), "the person is named")
+        self.shot(driver, "people")
+        # both notes say the name now, the older one too
+        for i in ids:
+            driver.get(f"{BASE}/notes#note-{i}")
+            wait(driver, 30, lambda d: "Robin" in texts(d, "#note-transcript .speaker"), f"note {i}'s transcript names Robin")
+        self.shot(driver, "people-named-in-a-note")
+
     def test_pages_fit_a_phone(self):
-        for page in ("/notes", "/listen", "/sounds", "/voice", "/transcribe"):
+        for page in ("/notes", "/people", "/listen", "/sounds", "/voice", "/transcribe"):
             driver = self.open(page, width=390, height=844, phone=True)
             if page == "/notes":  # the list as a phone shows it, not the page before it loads
                 wait(driver, 30, lambda d: d.find_elements(By.CSS_SELECTOR, "#notes li") or d.find_element(By.ID, "empty").is_displayed(),

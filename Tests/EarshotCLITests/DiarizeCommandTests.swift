@@ -55,8 +55,15 @@ final class DiarizeCommandTests: XCTestCase {
         XCTAssertEqual(((try JSONSerialization.jsonObject(with: Data(same.stdout.utf8)) as? [String: Any])?["total"] as? [String: Any])?["der"] as? Double, 0)
         let mapped = try CLI.run(["score", swapped.path, hyp.path])
         XCTAssertTrue(mapped.stdout.hasPrefix("DER 0.00%"), mapped.stdout)
-        let byName = try CLI.run(["score", "--by-name", swapped.path, hyp.path])
+        // by name: a named voice is right only under its own name; voices nobody named are matched among themselves
+        let named = dir.appendingPathComponent("named.rttm"), namedSwapped = dir.appendingPathComponent("named-swapped.rttm")
+        try Data(rttm.stdout.replacingOccurrences(of: "SPEAKER_01", with: "Ann").replacingOccurrences(of: "SPEAKER_02", with: "Bob").utf8).write(to: named)
+        try Data(rttm.stdout.replacingOccurrences(of: "SPEAKER_01", with: "Bob").replacingOccurrences(of: "SPEAKER_02", with: "Ann").utf8)
+            .write(to: namedSwapped)
+        let byName = try CLI.run(["score", "--by-name", namedSwapped.path, named.path])
         XCTAssertTrue(byName.stdout.hasPrefix("DER 100.00%"), byName.stdout)
+        let unnamed = try CLI.run(["score", "--by-name", swapped.path, hyp.path])
+        XCTAssertTrue(unnamed.stdout.hasPrefix("DER 0.00%"), unnamed.stdout)
         let scored = try CLI.run(["diarize", "--num-speakers", "2", "--reference", swapped.path, talk.path])
         XCTAssertTrue(scored.stderr.contains("DER 0.00% (collar 0.25 s"), scored.stderr)
     }

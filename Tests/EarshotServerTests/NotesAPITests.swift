@@ -87,6 +87,29 @@ final class NotesAPITests: XCTestCase {
         XCTAssertEqual(try client.request("POST", "/api/people/\(person)/merge", headers: ["Content-Type": "application/json"],
                                           body: Data(#"{"other": 9999}"#.utf8)).status, 404)
 
+        // action items across notes, and one ticked off: every item has the same keys, null where unknown
+        let items = (try client.get("/api/notes/\(id)").json["actions"] as? [[String: Any]]) ?? []
+        for item in items { XCTAssertEqual(Set(item.keys), ["text", "owner", "person", "start", "done"], "\(item)") }
+        let listed = try client.get("/api/actions")
+        XCTAssertEqual(listed.status, 200, listed.text)
+        XCTAssertEqual(try listed.jsonArray.filter { $0["note"] as? Int == id }.count, items.count)
+        if !items.isEmpty {
+            let ticked = try client.request("PATCH", "/api/notes/\(id)/actions/1", headers: ["Content-Type": "application/json"],
+                                            body: Data(#"{"done": true}"#.utf8))
+            XCTAssertEqual(ticked.status, 200, ticked.text)
+            XCTAssertEqual(ticked.json["done"] as? Bool, true)
+            XCTAssertFalse(try client.get("/api/actions?open=true").jsonArray.contains { $0["note"] as? Int == id && $0["item"] as? Int == 1 })
+        }
+        let missing = try client.request("PATCH", "/api/notes/\(id)/actions/99", headers: ["Content-Type": "application/json"],
+                                         body: Data(#"{"done": true}"#.utf8))
+        XCTAssertEqual(missing.status, 404, missing.text)
+        XCTAssertTrue(missing.errorMessage.contains("has no action item 99"), missing.errorMessage)
+        XCTAssertEqual(try client.request("PATCH", "/api/notes/\(id)/actions/1", headers: ["Content-Type": "application/json"],
+                                          body: Data(#"{"done": "yes"}"#.utf8)).status, 400)
+        XCTAssertEqual(try client.get("/api/actions?open=maybe").status, 400)
+        XCTAssertEqual(try client.get("/api/actions?person=9999").status, 404)
+        XCTAssertEqual(try client.get("/api/actions?person=\(person)").status, 200)
+
         let srt = try client.get("/api/notes/\(id)/export?format=srt")
         XCTAssertEqual(srt.status, 200)
         XCTAssertTrue(srt.text.contains(" --> "))

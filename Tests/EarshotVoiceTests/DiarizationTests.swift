@@ -76,8 +76,12 @@ final class DiarizationTests: XCTestCase {
             }
             try roster.enroll(name: name, clips: clips, background: background)
         }
+        // each enrolment keeps the diarizer's own voiceprint of the person: that is what names their voice
+        XCTAssertEqual(profiles.loadAll().profiles.map { $0.voiceprint?.count }, [DiarizationEncoder.dimension, DiarizationEncoder.dimension])
         let (audio, reference) = try conversation(["en-us+m5", "en-gb+f4", "en-029+f3"])
         let result = try Diarizer(profiles: profiles).diarize(audio: audio, source: "meeting.wav", options: Self.three)
+        // a voice is named by the cosine of the two voiceprints, reported as its score
+        XCTAssertTrue(result.speakers.filter(\.enrolled).allSatisfy { ($0.probability ?? 0) >= Diarizer.enrolledCosine }, "\(result.speakers)")
         print("named: \(result.speakers.map { ($0.label, $0.probability ?? 0) })")
         XCTAssertEqual(Set(result.speakers.map(\.label)), ["Ruth", "Zoë", "SPEAKER_01"])
         XCTAssertEqual(result.speakers.filter(\.enrolled).count, 2)
@@ -139,6 +143,12 @@ final class DiarizationTests: XCTestCase {
         XCTAssertEqual(der.mapping, ["x": "A", "y": "B"])
         // by name nothing matches: every frame both speak is confusion
         XCTAssertEqual(DiarizationErrorRate(reference: reference, hypothesis: hypothesis, collar: 0, byName: true).confusion, 19, accuracy: 0.011)
+        // by name, voices nobody named are matched among the reference's unnamed speakers, never onto a name
+        let strangers = [SpeakerTurn(start: 0, end: 10, speaker: "Ruth"), SpeakerTurn(start: 10, end: 20, speaker: "SPEAKER_90")]
+        let heard = [SpeakerTurn(start: 0, end: 10, speaker: "SPEAKER_02"), SpeakerTurn(start: 10, end: 20, speaker: "SPEAKER_01")]
+        let unnamed = DiarizationErrorRate(reference: strangers, hypothesis: heard, collar: 0, byName: true)
+        XCTAssertEqual(unnamed.confusion, 10, accuracy: 0.011, "Ruth left unnamed is wrong by name")
+        XCTAssertEqual(unnamed.mapping, ["SPEAKER_01": "SPEAKER_90"])
         // a collar leaves the boundaries out
         XCTAssertLessThan(DiarizationErrorRate(reference: reference, hypothesis: hypothesis).rate, der.rate)
         // RTTM round trip

@@ -17,10 +17,17 @@ public final class DiarizationEncoder: Sendable {
 
     /// `threads`: the network is most of a diarization's compute, and one file's windows come in batches that
     /// two threads share well.
+    static let file = "models/diarization/campplus.onnx"
+
     public init(store: ModelStore = ModelStore(), threads: Int = min(2, ProcessInfo.processInfo.activeProcessorCount)) throws {
-        let path = try store.file("models/diarization/campplus.onnx", of: "diarization speaker network")
+        let path = try store.file(Self.file, of: "diarization speaker network")
         session = try InferenceSession(path: path, threads: threads)
         modelHash = try store.buildIdentity(of: "models/diarization", model: "diarization speaker network")
+    }
+
+    /// Whether setup installed the network (a file that is there but changed is still refused when it loads).
+    public static func isInstalled(store: ModelStore = ModelStore()) -> Bool {
+        FileManager.default.fileExists(atPath: store.home.appendingPathComponent(file).path)
     }
 
     private static let loaded = SharedInstances<URL, DiarizationEncoder>()

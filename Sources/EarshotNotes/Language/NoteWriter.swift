@@ -144,9 +144,9 @@ public struct NoteWriter {
     }
 
     /// A summary without an opening that only says it is one: "The summary of the voice note is: …", "Here is a
-    /// summary: …", "In summary, …" (the 1.5B model opened a reading's summary with the first).
+    /// summary: …", "In summary, …", "The voice note discusses …" (the 1.5B model opened readings' summaries so).
     static func withoutPreamble(_ summary: String) -> String {
-        let preamble = #"^(?i)(?:(?:here(?: is|'s)|this is) (?:a |the )?(?:short |brief )?summary[^:]*:|(?:the |a )?(?:short |brief )?summary(?: of (?:the |this )?(?:voice note|note|transcript|recording|text))?(?: is)?\s*:|in summary,)\s*"#
+        let preamble = #"^(?i)(?:(?:here(?: is|'s)|this is) (?:a |the )?(?:short |brief )?summary[^:]*:|(?:the |a )?(?:short |brief )?summary(?: of (?:the |this )?(?:voice note|note|transcript|recording|text))?(?: is)?\s*:|in summary,|(?:the|this) (?:voice )?(?:note|recording|transcript) (?:discusses|describes|is about|talks about|covers|mentions|explains|says that)\b)\s*"#
         guard let found = summary.range(of: preamble, options: .regularExpression) else { return summary }
         let rest = summary[found.upperBound...].trimmingCharacters(in: CharacterSet(charactersIn: " \"'“”"))
         return rest.isEmpty ? summary : rest.prefix(1).uppercased() + rest.dropFirst()

@@ -5,7 +5,7 @@ import Foundation
 /// and the OpenAPI document.
 enum PageRoutes {
     /// Each page's name and title; its body is Pages/NAME.body.html, its script Pages/NAME.js.
-    static let pages = ["notes": "Notes", "listen": "Listen", "sounds": "Sounds", "voice": "Voice", "transcribe": "Transcribe"]
+    static let pages = ["notes": "Notes", "people": "People", "listen": "Listen", "sounds": "Sounds", "voice": "Voice", "transcribe": "Transcribe"]
     /// Pages load only what they ship with; media from the server or from the page's own recordings.
     static let contentSecurity = "default-src 'self'; img-src 'self' data:; media-src 'self' blob:; style-src 'self'; "
         + "script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"

@@ -70,10 +70,28 @@ async function show(id, focus = true) {
   // a voice of the note can be named (SPEAKER_02 is Ruth): the transcript and, once rewritten, the summary say so
   $("rename-speaker").hidden = voices.size === 0;
   $("speaker-from").innerHTML = [...voices.keys()].map((v) => `<option>${Earshot.escape(v)}</option>`).join("");
+  nameVoiceHint(note);
   $("new-title").value = note.title;
   for (const format of ["md", "txt", "srt", "vtt", "json"]) $(`export-${format}`).href = `/api/notes/${id}/export?format=${format}`;
   // opened from the list: the note at the top of the screen (on a phone it sits below the whole list)
   if (focus) { $("note").scrollIntoView({ block: "start" }); $("note-title").focus({ preventScroll: true }); }
+}
+
+// an unnamed voice of this note heard in other notes too: offer to name it once, for all of them, on the People page
+async function nameVoiceHint(note) {
+  const hint = $("name-voice-hint");
+  try {
+    const people = await Earshot.api("/api/people");
+    const again = people.filter((p) => p.name === null && p.notes.length >= 2 && p.notes.includes(note.id));
+    hint.hidden = again.length === 0;
+    hint.innerHTML = again.map((p) => {
+      const here = p.appearances.find((a) => a.note === note.id);
+      const label = note.segments.some((s) => s.speaker) ? `${Earshot.escape(here.label)} is ` : "This voice is ";
+      return `${label}heard in ${p.notes.length} notes: <a href="/people#person-${p.id}">name this voice?</a>`;
+    }).join("<br>");
+  } catch (error) {
+    hint.hidden = true;
+  }
 }
 
 // the transcript follows the player; a click on a word (or segment) seeks to it
@@ -228,6 +246,10 @@ const events = new EventSource("/api/notes/events");
 events.addEventListener("ready", () => changed());
 events.addEventListener("note", (event) => changed(JSON.parse(event.data).note));
 
-// a link to one note (the Listen page's "Saved as note 2") opens it
-const linked = /^#note-(\d+)$/.exec(location.hash);
-if (linked) show(Number(linked[1]));
+// a link to one note (the Listen page's "Saved as note 2", the People page's notes) opens it
+function showLinked() {
+  const linked = /^#note-(\d+)$/.exec(location.hash);
+  if (linked) show(Number(linked[1]));
+}
+window.addEventListener("hashchange", showLinked);
+showLinked();

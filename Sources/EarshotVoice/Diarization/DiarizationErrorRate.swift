@@ -44,9 +44,7 @@ public struct DiarizationErrorRate: Sendable, Codable, Equatable {
         for f in 0..<frames where scored[f] {
             for h in hypNames.indices where hyp[h][f] { for r in refNames.indices where ref[r][f] { together[h][r] += 1 } }
         }
-        let assignment: [Int: Int] = byName
-            ? Dictionary(uniqueKeysWithValues: hypNames.indices.compactMap { h in refNames.firstIndex(of: hypNames[h]).map { (h, $0) } })
-            : Self.bestAssignment(together)
+        let assignment: [Int: Int] = byName ? Self.nameAssignment(hypNames, refNames, together) : Self.bestAssignment(together)
         var missedFrames = 0, falseFrames = 0, confusedFrames = 0, refFrames = 0
         for f in 0..<frames where scored[f] {
             let nRef = refNames.indices.filter { ref[$0][f] }.count
@@ -63,6 +61,19 @@ public struct DiarizationErrorRate: Sendable, Codable, Equatable {
         confusion = Double(confusedFrames) * Self.frame
         mapping = Dictionary(uniqueKeysWithValues: assignment.map { (hypNames[$0.key], refNames[$0.value]) })
     }
+
+    /// By name: a named voice is right only under its own name; voices nobody named (`SPEAKER_nn`) are mapped to agree
+    /// most onto the reference's unnamed speakers (a stranger's label in a reference is arbitrary), never onto a name.
+    static func nameAssignment(_ hypNames: [String], _ refNames: [String], _ together: [[Int]]) -> [Int: Int] {
+        var result = Dictionary(uniqueKeysWithValues: hypNames.indices.compactMap { h in
+            Self.isUnnamed(hypNames[h]) ? nil : refNames.firstIndex(of: hypNames[h]).map { (h, $0) }
+        })
+        let hs = hypNames.indices.filter { Self.isUnnamed(hypNames[$0]) }, rs = refNames.indices.filter { Self.isUnnamed(refNames[$0]) }
+        for (h, r) in Self.bestAssignment(hs.map { h in rs.map { together[h][$0] } }) { result[hs[h]] = rs[r] }
+        return result
+    }
+
+    static func isUnnamed(_ label: String) -> Bool { label.wholeMatch(of: /SPEAKER_\d+/) != nil }
 
     /// The one-to-one mapping with the most frames in common: exhaustive for up to 6 speakers a side,
     /// greedy (largest overlaps first) beyond.

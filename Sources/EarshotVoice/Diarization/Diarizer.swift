@@ -4,7 +4,7 @@ import Foundation
 
 /// Who spoke when: finds the speech in a recording, gives every second of it a CAM++ speaker vector (every
 /// 0.75 s), groups the vectors by voice with the number of voices found from the network's own score statistics
-/// (or given), and names each voice an enrolled profile accepts (scored on the d-vectors voice ID enrols with).
+/// (or given), and names each voice whose CAM++ voiceprint matches an enrolled person's.
 /// Recordings are read a block at a time. Safe to share between tasks; each call is independent.
 ///
 ///     let diarizer = try Diarizer()
@@ -24,6 +24,9 @@ public final class Diarizer: Sendable {
         /// The mean cosine below which two groups of speech are different voices (default 0.45; higher finds
         /// more voices). Ignored when `numSpeakers` is given.
         public var threshold: Float?
+        /// The cosine of CAM++ voiceprints from which an enrolled person names a voice (default `enrolledCosine`;
+        /// higher names fewer voices, more surely).
+        public var namingCosine: Float?
         public init(numSpeakers: Int? = nil, minSpeakers: Int? = nil, maxSpeakers: Int? = nil, names: Bool = true) {
             self.numSpeakers = numSpeakers
             self.minSpeakers = minSpeakers
@@ -46,6 +49,12 @@ public final class Diarizer: Sendable {
     /// A voice's d-vector (the mean of its 0.8 s windows) and a reference clip's agree at least this much when
     /// they are one person: the network gives 0.80–0.89 for the same speaker, 0.32–0.47 for two.
     public static let referenceCosine: Float = 0.6
+
+    /// A voice's CAM++ voiceprint and an enrolled person's agree at least this much when the voice is theirs: the
+    /// threshold that links one voice across notes, as precision comes first here too (a stranger named as someone
+    /// else is worse than a person left unnamed). Enrolled people's voices measured 0.86–0.98 against their
+    /// profiles, strangers' best matches under 0.3 (bench/named_diarization.py, BENCHMARKS.md "Named diarization").
+    public static let enrolledCosine: Float = 0.75
 
     /// The most speakers a recording is split into.
     public static let maxSpeakers = 20
@@ -108,12 +117,12 @@ public final class Diarizer: Sendable {
         return enrolled.filter { byProfile.contains($0.name) }
     }
 
-    /// The d-vector encoder when a voice may be named (by one of `people` or a reference clip); nil spares
-    /// computing d-vectors no one will score.
+    /// The d-vector encoder when a voice may be named on d-vectors (by a profile without a voiceprint, or a
+    /// reference clip); nil spares computing d-vectors no one will score.
     private func namingEncoder(_ options: Options, _ people: [VoiceProfile]) -> SpeakerEncoder? {
         guard options.names else { return nil }
         let clips = options.known?.contains { $0.reference != nil } ?? false
-        return people.isEmpty && !clips ? nil : encoder
+        return people.contains(where: { $0.voiceprint == nil }) || clips ? encoder : nil
     }
 
     /// The speech and speaker vectors of audio in memory.
@@ -149,8 +158,11 @@ public final class Diarizer: Sendable {
         let voices = Set(turns.map(\.voice)).sorted { a, b in
             turns.first { $0.voice == a }!.start < turns.first { $0.voice == b }!.start
         }
-        let named = options.names ? try names(for: voices, windows: track.namingWindows, turns: turns, enrolled: people,
-                                              known: options.known) : [:]
+        // each CAM++ window's voice, found once: every voice's voiceprint averages its own
+        let windowVoices = track.windows.map { w in turns.first { $0.start <= w.center && w.center < $0.end }?.voice }
+        let prints = Dictionary(uniqueKeysWithValues: voices.map { ($0, voiceprint(of: $0, windows: track.windows, voices: windowVoices)) })
+        let named = options.names ? try names(for: voices, prints: prints, windows: track.namingWindows, turns: turns, enrolled: people,
+                                              known: options.known, cosine: options.namingCosine ?? Self.enrolledCosine) : [:]
         var labelOf: [Int: String] = [:]
         var next = 1
         for voice in voices {
@@ -160,22 +172,22 @@ public final class Diarizer: Sendable {
             }
         }
         let speakerTurns = turns.map { SpeakerTurn(start: rounded($0.start), end: rounded($0.end), speaker: labelOf[$0.voice]!) }
-        // each CAM++ window's voice, found once: every voice's voiceprint averages its own
-        let windowVoices = track.windows.map { w in turns.first { $0.start <= w.center && w.center < $0.end }?.voice }
         let speakers = voices.map { voice in
             DiarizedSpeaker(label: labelOf[voice]!, enrolled: named[voice] != nil,
                             seconds: rounded(turns.filter { $0.voice == voice }.map { $0.end - $0.start }.reduce(0, +)),
                             probability: named[voice]?.probability,
-                            voiceprint: voiceprint(of: voice, windows: track.windows, voices: windowVoices))
+                            voiceprint: prints[voice] ?? nil)
         }.sorted { $0.seconds > $1.seconds }
         return Diarization(source: source, duration: rounded(duration), turns: speakerTurns, speakers: speakers)
     }
 
     /// Each voice an enrolled profile (or a known speaker's clip) accepts, the pairs furthest above their
-    /// threshold first, each person naming at most one voice. A voice is scored on the d-vector windows whose
-    /// middle falls in its turns.
-    private func names(for voices: [Int], windows: [SpeechWindowTrack.Window], turns: [SpeakerTurns.Turn],
-                       enrolled: [VoiceProfile], known: [KnownSpeaker]?) throws -> [Int: (name: String, probability: Float)] {
+    /// threshold first, each person naming at most one voice. A profile with a voiceprint names the voice whose
+    /// CAM++ voiceprint (`prints`) it matches at `cosine` or more — the network that told the voices apart decides
+    /// whose they are; an older profile scores the voice's d-vector windows (those whose middle falls in its turns)
+    /// with its head.
+    private func names(for voices: [Int], prints: [Int: [Float]?], windows: [SpeechWindowTrack.Window], turns: [SpeakerTurns.Turn],
+                       enrolled: [VoiceProfile], known: [KnownSpeaker]?, cosine threshold: Float) throws -> [Int: (name: String, probability: Float)] {
         var references: [(name: String, vector: [Float])] = []
         for speaker in known ?? [] {
             guard let clip = speaker.reference else { continue }
@@ -188,11 +200,17 @@ public final class Diarizer: Sendable {
         var pairs: [(voice: Int, name: String, margin: Float, score: Float)] = []
         for voice in voices {
             let mine = windows.indices.filter { labels[$0] == voice }.map { windows[$0].vector }
-            guard !mine.isEmpty else { continue }
             for profile in enrolled {
-                let score = verifier.score(windows: mine, against: profile)
-                if score.accepted { pairs.append((voice, profile.name, score.probability - score.threshold, score.probability)) }
+                if let print = profile.voiceprint {
+                    guard let voiceprint = prints[voice] ?? nil else { continue }
+                    let cosine = SpeakerEncoder.cosine(voiceprint, print)
+                    if cosine >= threshold { pairs.append((voice, profile.name, cosine - threshold, cosine)) }
+                } else if !mine.isEmpty {
+                    let score = verifier.score(windows: mine, against: profile)
+                    if score.accepted { pairs.append((voice, profile.name, score.probability - score.threshold, score.probability)) }
+                }
             }
+            guard !mine.isEmpty else { continue }
             let centroid = SpeakerEncoder.mean(mine)
             for reference in references {
                 let cosine = SpeakerEncoder.cosine(centroid, reference.vector)

@@ -27,11 +27,16 @@ public final class SpeakerEnrollment: Sendable {
         return o
     }()
 
+    /// The diarization network, for the profile's voiceprint (nil when it is not installed: the profile is then named
+    /// in conversations by its head, as profiles enrolled before voiceprints were).
+    private let separator: DiarizationEncoder?
+
     public init(encoder: SpeakerEncoder, options: HeadTrainer.Options = SpeakerEnrollment.defaultOptions,
                 store: ModelStore = ModelStore()) throws {
         self.encoder = encoder
         self.options = options
         detector = try SpeechProbabilities(store: store)
+        separator = DiarizationEncoder.isInstalled(store: store) ? try DiarizationEncoder.shared(store: store) : nil
     }
 
     /// The speech in a recording (VAD regions joined), or an error naming the file when there is too little.
@@ -74,12 +79,18 @@ public final class SpeakerEnrollment: Sendable {
                        onEpoch: ((HeadTrainer.Epoch) -> Void)? = nil) throws -> VoiceProfile {
         try VoiceProfileStore.validate(name)
         guard clips.count >= Self.minimumClips else { throw VoiceError.tooFewClips(given: clips.count, needed: Self.minimumClips) }
-        var positives: [[Float]] = []
+        var positives: [[Float]] = [], prints: [[Float]] = []
         var seconds = 0.0
         for clip in clips {
             let speech = try speech(in: clip)
             seconds += Double(speech.count) / Double(SpeakerEncoder.sampleRate)
             positives += try encoder.windowEmbeddings(speech[...])
+            if let separator {
+                var track = SpeechWindowTrack(vad: detector, encoder: separator, naming: nil)
+                try track.append(speech)
+                try track.finish()
+                prints += track.windows.map(\.vector)
+            }
         }
         guard seconds >= Self.minimumTotalSpeech else {
             throw VoiceError.notEnoughSpeech(path: "these \(clips.count) clips", seconds: seconds, needed: Self.minimumTotalSpeech)
@@ -90,7 +101,7 @@ public final class SpeakerEnrollment: Sendable {
                             encoder: SpeakerEncoder.modelIdentity, encoderHash: encoder.modelHash,
                             centroid: SpeakerEncoder.mean(positives), head: head.head, threshold: VoiceProfile.defaultThreshold,
                             windows: positives, clips: clips.count, speechSeconds: seconds, backgroundWindows: others.count,
-                            trainingSeconds: Date().timeIntervalSince(started))
+                            trainingSeconds: Date().timeIntervalSince(started), voiceprint: prints.isEmpty ? nil : SpeakerEncoder.mean(prints))
     }
 
     /// The same person's head trained again against `others` (see `VoiceRoster`).

@@ -25,6 +25,9 @@ public struct VoiceProfile: Sendable, Codable, Equatable {
     public var backgroundWindows: Int
     /// Seconds the head took to train (absent in profiles written before it was recorded).
     public var trainingSeconds: Double?
+    /// The enrolment speech as the diarizer hears voices: its CAM++ vectors averaged. What names this person's voice in
+    /// a conversation (`Diarizer`); absent in profiles enrolled before it was kept (those are named by the head).
+    public var voiceprint: [Float]?
 }
 
 extension VoiceProfile {
@@ -44,6 +47,9 @@ extension VoiceProfile {
         }
         guard clips > 0, speechSeconds.isFinite, speechSeconds > 0 else { return "it records \(clips) clips and \(speechSeconds) s of speech" }
         if let problem = head.problem(inputSize: SpeakerEncoder.dimension, classes: 2) { return "damaged head: \(problem)" }
+        if let voiceprint, voiceprint.count != DiarizationEncoder.dimension || !voiceprint.allSatisfy(\.isFinite) {
+            return "its voiceprint is not \(DiarizationEncoder.dimension) finite numbers"
+        }
         return nil
     }
 }

@@ -24,6 +24,7 @@ enum DiarizeCommand {
             Option(name: "max-speakers", value: "n", help: "At most this many speakers (default 20)."),
             Option(name: "no-names", value: nil, help: "Do not name voices by enrolled profiles."),
             Option(name: "threshold", value: "c", help: "Mean cosine under which speech is two voices (default 0.45; higher: more)."),
+            Option(name: "name-threshold", value: "c", help: "Cosine of voiceprints from which an enrolled person names a voice (default 0.75; higher: fewer, surer)."),
             Option(name: "reference", value: "rttm", help: "Score against this RTTM: DER with a 0.25 s collar and none."),
             Option(name: "output", value: "dir", help: "Write <name>.<fmt> per input into this folder instead of stdout."),
             Option(name: "no-progress", value: nil, help: "Hide the progress bar shown on a terminal."),
@@ -45,6 +46,9 @@ enum DiarizeCommand {
                                        maxSpeakers: try args.optionalInt("max-speakers", range: limit),
                                        names: !args.flag("no-names"))
         if args.value("threshold") != nil { options.threshold = Float(try args.double("threshold", default: 0.45, range: 0.05...0.95)) }
+        if args.value("name-threshold") != nil {
+            options.namingCosine = Float(try args.double("name-threshold", default: Double(Diarizer.enrolledCosine), range: 0.05...0.99))
+        }
         if options.numSpeakers != nil && (options.minSpeakers != nil || options.maxSpeakers != nil) {
             throw UsageError(message: "--num-speakers fixes the count: leave out --min-speakers and --max-speakers", path: args.path)
         }

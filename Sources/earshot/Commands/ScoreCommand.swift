@@ -24,7 +24,7 @@ enum ScoreCommand {
             Option(name: "json", value: nil, help: "Print the result as JSON."),
             Option(name: "per-file", value: nil, help: "Also list each file's errors and words (or DER)."),
             Option(name: "collar", value: "s", help: "RTTM: seconds left out around each reference boundary (default 0.25)."),
-            Option(name: "by-name", value: nil, help: "RTTM: a speaker is right only under the reference's own name."),
+            Option(name: "by-name", value: nil, help: "RTTM: a named speaker is right only under its own name (voices nobody named, SPEAKER_nn, are mapped among the reference's SPEAKER_nn)."),
         ],
         examples: [
             "earshot transcribe --json data/*.flac > hyp.json && earshot score data/transcripts.tsv hyp.json",
