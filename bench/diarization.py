@@ -8,9 +8,7 @@ average linkage, bench/resemblyzer_diarize.py, in the Resemblyzer venv scripts/b
 with the true count and with a threshold. Speed: compute seconds per audio minute, the whole `earshot
 diarize` run over every file (one model load) against the recipe's in-process time per file.
 
-Enrolled speakers scored by name (no free mapping): the two speakers of ../shared/data/speech enrolled from 5
-utterances each (`earshot voice enroll`, in a private EARSHOT_HOME overlay), then 4 conversations of 3 other
-utterances each of both and, in every other one, a LibriSpeech stranger (who must come out as SPEAKER_01).
+Enrolled people scored by name: bench/named_diarization.py.
 
 Then a real recording: pyannote.audio's 30 s two-speaker sample and its reference RTTM (read out of the
 pinned wheel scripts/bench.sh downloads; nothing of pyannote runs), with the count found and given.
@@ -42,71 +40,6 @@ def joined(folder, stems, out):
             if os.path.exists(path):
                 f.write(open(path).read())
     return out
-
-
-def named_scenario(tmp):
-    """DER scored by name with both read-speech speakers enrolled, or None without the data."""
-    import random
-    import numpy as np
-    import wave
-    speech = os.path.join(ROOT, "..", "shared", "data", "speech")
-    libri = os.path.join(ROOT, "..", "shared", "data", "librispeech-speakers")
-    if os.environ.get("EARSHOT_DATA"):
-        speech, libri = (os.path.join(os.environ["EARSHOT_DATA"], d) for d in ("speech", "librispeech-speakers"))
-    if not (os.path.isdir(speech) and os.path.isdir(libri)):
-        return None
-    home = os.path.join(tmp, "named-home")
-    for d in ("runtime", "models", "voice/background", "voice/cache"):
-        os.makedirs(os.path.dirname(os.path.join(home, d)), exist_ok=True)
-        os.symlink(os.path.join(HOME, d), os.path.join(home, d))
-    env = dict(os.environ, EARSHOT_HOME=home)
-    files = sorted(os.listdir(speech))
-    people = {"Mark": [f for f in files if f.startswith("dctts_m")], "Linda": [f for f in files if f.startswith("lj_")]}
-    for name, clips in people.items():
-        subprocess.run([EARSHOT, "voice", "enroll", name] + [os.path.join(speech, c) for c in clips[:5]], env=env, check=True,
-                       capture_output=True)
-
-    def read(path):
-        raw = subprocess.run(["sox", path, "-t", "raw", "-r", "16000", "-e", "floating-point", "-b", "32", "-c", "1", "-"],
-                             check=True, capture_output=True).stdout
-        x = np.frombuffer(raw, dtype=np.float32)
-        loud = np.flatnonzero(np.abs(x) > np.abs(x).max() * 0.01)
-        return x[loud[0]:loud[-1] + 1]
-
-    strangers = sorted(f for f in os.listdir(libri) if f.endswith(".flac"))
-    rng = random.Random(5)
-    folder = os.path.join(tmp, "named")
-    os.makedirs(folder)
-    for n in range(4):
-        turns = [(name, read(os.path.join(speech, clips[5 + n * 3 + k]))) for name, clips in people.items() for k in range(3)]
-        if n % 2 == 0:
-            turns.append(("SPEAKER_01", read(os.path.join(libri, strangers[n * 7]))))
-        for _ in range(100):
-            rng.shuffle(turns)
-            if all(turns[i][0] != turns[i + 1][0] for i in range(len(turns) - 1)):
-                break
-        audio, t, reference = [np.zeros(8000, np.float32)], 0.5, []
-        for name, x in turns:
-            reference.append(f"SPEAKER n{n} 1 {t:.3f} {len(x) / 16000:.3f} <NA> <NA> {name} <NA> <NA>\n")
-            gap = rng.uniform(0.2, 0.8)
-            audio += [x / np.abs(x).max() * 0.5, np.zeros(int(gap * 16000), np.float32)]
-            t += len(x) / 16000 + gap
-        with wave.open(os.path.join(folder, f"n{n}.wav"), "wb") as w:
-            w.setnchannels(1)
-            w.setsampwidth(2)
-            w.setframerate(16000)
-            w.writeframes((np.clip(np.concatenate(audio), -1, 1) * 32767).astype("<i2").tobytes())
-        with open(os.path.join(folder, f"n{n}.rttm"), "w") as f:
-            f.writelines(reference)
-    stems = [f"n{n}" for n in range(4)]
-    hyp = os.path.join(folder, "hyp")
-    os.makedirs(hyp)
-    subprocess.run([EARSHOT, "diarize", "--no-progress", "--output", hyp] + [os.path.join(folder, s + ".wav") for s in stems],
-                   env=env, check=True, capture_output=True)
-    reference = joined(folder, stems, os.path.join(folder, "ref.rttm"))
-    hypothesis = joined(hyp, stems, os.path.join(folder, "all.rttm"))
-    out = subprocess.run([EARSHOT, "score", "--json", "--by-name", reference, hypothesis], capture_output=True, text=True)
-    return json.loads(out.stdout)["total"]["der"]
 
 
 def real_sample(tmp):
@@ -177,9 +110,6 @@ def main():
         else:
             print("Resemblyzer is not installed (scripts/bench.sh installs it): the recipe is left out", flush=True)
 
-        named = named_scenario(tmp)
-        if named is not None:
-            results["earshot, enrolled, scored by name"] = {"der_by_name": named}
         sample = real_sample(tmp)
         if sample:
             wav, rttm = sample
@@ -198,9 +128,7 @@ def main():
     print("| system | DER collar 0.25 | DER no collar | speaker count right | compute s / audio min |")
     print("|---|---|---|---|---|")
     for name, r in results.items():
-        if "der_by_name" in r:
-            print(f"| {name} | {r['der_by_name'] * 100:.2f}% (by name) | | | |")
-        elif "count_right" in r:
+        if "count_right" in r:
             print(f"| {name} | {r['der_collar_0.25'] * 100:.2f}% | {r['der_collar_0'] * 100:.2f}% | "
                   f"{r['count_right']}/{count} | {r['seconds_per_audio_minute']:.2f} |")
         else:

@@ -36,10 +36,12 @@ status=0
 "$VENV/bin/python" "$ROOT/bench/voice_robustness.py" || status=1
 # who spoke when: synthetic LibriSpeech conversations, earshot diarize vs the Resemblyzer d-vector recipe
 "$VENV/bin/python" "$ROOT/bench/diarization.py" || status=1
+"$VENV/bin/python" "$ROOT/bench/named_diarization.py" || status=1
 "$VENV/bin/python" "$ROOT/bench/people.py" || status=1
 "$VENV/bin/python" "$ROOT/bench/notes.py" || status=1
 "$VENV/bin/python" "$ROOT/bench/search_quality.py" || status=1
 python3 "$ROOT/bench/llm.py" || status=1
+python3 "$ROOT/bench/owners.py" || status=1
 python3 "$ROOT/bench/server.py" || status=1
 python3 "$ROOT/bench/spinning.py" || status=1
 # OpenAI's Realtime transcription over the WebSocket, through the openai client (its venv has openai[realtime]),

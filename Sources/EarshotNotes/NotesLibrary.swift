@@ -18,9 +18,12 @@ public actor NotesLibrary {
     /// what they can, changes are refused until `repair`.
     public nonisolated let damage: String?
     private let store: NotesStore
-    private let pipeline: NotesPipeline
+    /// The background work, opened on first `process` (a library that only reads never opens it).
+    private var processor: NotesProcessor?
+    private let options: NotesPipeline.Options
+    private let modelStore: ModelStore
     private let searcher: NotesSearch
-    /// Processing transcribes and writes with a language model for seconds: on a queue of its own.
+    /// Searches embed the query and enrolment trains a head: off the callers' threads.
     private let executor = DispatchQueueExecutor(label: "earshot.notes")
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
@@ -30,7 +33,8 @@ public actor NotesLibrary {
         self.directory = directory
         store = try NotesStore(directory: directory)
         damage = store.damage
-        pipeline = NotesPipeline(store: store, options: options, modelStore: modelStore)
+        self.options = options
+        self.modelStore = modelStore
         searcher = NotesSearch(store: store, modelStore: modelStore)
     }
 
@@ -82,12 +86,14 @@ public actor NotesLibrary {
     }
 
     /// Runs waiting stages (transcribe → title, summary, actions → embedding) until none is ready, or only
-    /// those of `note`. `onEvent` reports each stage as it starts and ends.
+    /// those of `note`. `onEvent` reports each stage as it starts and ends. The work runs apart from this actor:
+    /// reads and edits through the library answer while a stage runs.
     @discardableResult
     public func process(note: Int? = nil, onEvent: (@Sendable (NotesPipeline.Event) -> Void)? = nil) async throws -> ProcessSummary {
         try store.requireWritable()
         let failures = Locked(0)
-        let ran = try await pipeline.run(only: note) { event in
+        if processor == nil { processor = try NotesProcessor(directory: directory, options: options, modelStore: modelStore) }
+        let ran = try await processor!.run(only: note) { event in
             if case .failed = event { failures.withLock { $0 += 1 } }
             onEvent?(event)
         }
@@ -103,9 +109,11 @@ public actor NotesLibrary {
 
     /// Notes matching `query` by words (accents and case ignored), by meaning, or both. Matches in
     /// snippets are wrapped in `highlight`'s marks.
+    /// `person`: only the notes that person is heard in.
     public func search(_ query: String, mode: NotesSearch.Mode = .both, limit: Int = 10,
-                       highlight: NotesSearch.Highlight = .brackets) throws -> [NotesSearch.Hit] {
-        try searcher.search(query, mode: mode, limit: limit, highlight: highlight)
+                       highlight: NotesSearch.Highlight = .brackets, person: Int? = nil) throws -> [NotesSearch.Hit] {
+        let among = try person.map { Set(try store.person($0).notes) }
+        return try searcher.search(query, mode: mode, limit: limit, highlight: highlight, among: among)
     }
 
     public func edit(_ id: Int, title: String? = nil, addTags: [String] = [], removeTags: [String] = []) throws {

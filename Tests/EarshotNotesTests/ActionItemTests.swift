@@ -51,7 +51,7 @@ final class ActionItemTests: XCTestCase {
                        ("SPEAKER_01", "The hallway smelt of boiled cabbage and old rag mats.")],
                       [("SPEAKER_00", "Did you see the match last night?"), ("SPEAKER_01", "I did, what a finish.")]] {
             let sentences = NoteSentence.sentences(of: Self.segments(turns))
-            let proposed = turns.map { "\($0.0 ?? ""): \($0.1)" } + ["Watch the match", "Buy a new rag mat"]
+            let proposed = turns.map { "\($0.0): \($0.1)" } + ["Watch the match", "Buy a new rag mat"]
             XCTAssertEqual(Commitments.check(proposed, in: sentences), [], "\(turns)")
         }
     }

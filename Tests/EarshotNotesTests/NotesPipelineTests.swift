@@ -28,6 +28,23 @@ final class NotesPipelineTests: XCTestCase {
         return NotesPipeline(store: store, options: options, modelStore: fixture.modelStore)
     }
 
+    /// A stage runs for seconds; reading a note through the library meanwhile answers at once, not after the stage
+    /// (the page once waited 30 s for a note while another was transcribed).
+    func testTheLibraryAnswersWhileAStageRuns() async throws {
+        let store = try fixture.store()
+        let speech = Sentences.all.prefix(6).joined(separator: " ")
+        let id = try store.add(path: try fixture.speech(speech, name: "long.wav"))
+        var options = NotesPipeline.Options()
+        options.languageModel = .small
+        let library = try NotesLibrary(directory: fixture.notesDirectory, options: options, modelStore: fixture.modelStore)
+        let work = Task { try await library.process() }
+        while try store.note(id).stages.first?.state != .running { try await Task.sleep(for: .milliseconds(20)) }
+        let seen = try await library.note(id)
+        XCTAssertEqual(seen.stages.first?.state, .running, "the read waited for the stage to end")
+        let summary = try await work.value
+        XCTAssertGreaterThanOrEqual(summary.stages, 1)
+    }
+
     func testAddedNoteIsTranscribedTitledSummarisedAndEmbedded() async throws {
         try smallModelOrSkip()
         let store = try fixture.store()

@@ -92,7 +92,7 @@ final class NotesAPITests: XCTestCase {
         for item in items { XCTAssertEqual(Set(item.keys), ["text", "owner", "person", "start", "done"], "\(item)") }
         let listed = try client.get("/api/actions")
         XCTAssertEqual(listed.status, 200, listed.text)
-        XCTAssertEqual(try listed.jsonArray.filter { $0["note"] as? Int == id }.count, items.count)
+        XCTAssertEqual(listed.jsonArray.filter { $0["note"] as? Int == id }.count, items.count)
         if !items.isEmpty {
             let ticked = try client.request("PATCH", "/api/notes/\(id)/actions/1", headers: ["Content-Type": "application/json"],
                                             body: Data(#"{"done": true}"#.utf8))

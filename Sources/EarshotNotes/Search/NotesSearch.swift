@@ -36,17 +36,20 @@ public final class NotesSearch {
         self.modelStore = modelStore
     }
 
-    public func search(_ query: String, mode: Mode = .both, limit: Int = 10, highlight: Highlight = .brackets) throws -> [Hit] {
+    /// `among`: only these notes (those a person is heard in, say); nil searches them all.
+    public func search(_ query: String, mode: Mode = .both, limit: Int = 10, highlight: Highlight = .brackets,
+                       among: Set<Int>? = nil) throws -> [Hit] {
         let query = query.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !query.isEmpty else { throw NotesError.emptyQuery }
+        if let among, among.isEmpty { return [] }
         switch mode {
-        case .words: return try words(query, limit: limit, highlight: highlight)
-        case .meaning: return try meaning(query, limit: limit)
+        case .words: return try words(query, limit: limit, highlight: highlight, among: among)
+        case .meaning: return try meaning(query, limit: limit, among: among)
         case .both:
-            let w = try words(query, limit: limit * 2, highlight: highlight)
+            let w = try words(query, limit: limit * 2, highlight: highlight, among: among)
             // without the embedding model installed, the default search still answers by words
             let m: [Hit]
-            do { m = try meaning(query, limit: limit * 2) } catch is ModelError { m = [] }
+            do { m = try meaning(query, limit: limit * 2, among: among) } catch is ModelError { m = [] }
             var fused: [Int: (hit: Hit, score: Double)] = [:]
             for list in [w, m] {
                 for (rank, hit) in list.enumerated() {
@@ -72,25 +75,27 @@ public final class NotesSearch {
     /// Plain words are each quoted (so "can't" or "C++" are words, not syntax) and must all appear; if no
     /// note has them all, any of them will do. Stop words are dropped when the query has other words. A query written in FTS5 syntax (quotes, parentheses, AND,
     /// OR, NOT, NEAR, prefix*) is passed through, and a malformed one gets a clear error.
-    func words(_ query: String, limit: Int, highlight: Highlight) throws -> [Hit] {
+    func words(_ query: String, limit: Int, highlight: Highlight, among: Set<Int>? = nil) throws -> [Hit] {
         do {
-            return try indexedWords(query, limit: limit, highlight: highlight)
+            return try indexedWords(query, limit: limit, highlight: highlight, among: among)
         } catch let error as NotesError {
             // read-only because damaged, and the index is on a damaged page: read what can be read instead
             guard case .needsRepair = error, store.damage != nil else { throw error }
-            return scannedWords(query, limit: limit, highlight: highlight)
+            return Array(scannedWords(query, limit: among == nil ? limit : Int.max, highlight: highlight)
+                .filter { among?.contains($0.id) ?? true }.prefix(limit))
         }
     }
 
-    private func indexedWords(_ query: String, limit: Int, highlight: Highlight) throws -> [Hit] {
-        if Self.usesSyntax(query) { return try ftsQuery(query, original: query, limit: limit, highlight: highlight) }
+    private func indexedWords(_ query: String, limit: Int, highlight: Highlight, among: Set<Int>?) throws -> [Hit] {
+        let ftsQuery = { (match: String) in try self.ftsQuery(match, original: query, limit: limit, highlight: highlight, among: among) }
+        if Self.usesSyntax(query) { return try ftsQuery(query) }
         // "in", "the", "to" match every note: leave them out unless the query is nothing else
         let all = Titles.words(query), content = all.filter { !Titles.stopWords.contains($0) }
         let terms = (content.isEmpty ? all : content).map { "\"\($0.replacingOccurrences(of: "\"", with: "\"\""))\"" }
         guard !terms.isEmpty else { throw NotesError.badQuery(query: query, problem: "it has no words to look for") }
-        let every = try ftsQuery(terms.joined(separator: " "), original: query, limit: limit, highlight: highlight)
+        let every = try ftsQuery(terms.joined(separator: " "))
         if !every.isEmpty || terms.count == 1 { return every }
-        return try ftsQuery(terms.joined(separator: " OR "), original: query, limit: limit, highlight: highlight)
+        return try ftsQuery(terms.joined(separator: " OR "))
     }
 
     static func usesSyntax(_ query: String) -> Bool {
@@ -98,12 +103,14 @@ public final class NotesSearch {
         return query.split(separator: " ").contains { ["AND", "OR", "NOT", "NEAR"].contains(String($0)) }
     }
 
-    private func ftsQuery(_ match: String, original: String, limit: Int, highlight: Highlight) throws -> [Hit] {
+    private func ftsQuery(_ match: String, original: String, limit: Int, highlight: Highlight, among: Set<Int>?) throws -> [Hit] {
+        // integers, not text from the query
+        let only = among.map { " AND n.id IN (\($0.sorted().map(String.init).joined(separator: ",")))" } ?? ""
         do {
             return try store.db.query("""
                 SELECT n.id, n.title, n.created, snippet(notes_fts, -1, ?, ?, '…', 12), bm25(notes_fts, 10.0, 4.0, 1.0) AS rank
                 FROM notes_fts JOIN notes n ON n.id = notes_fts.rowid
-                WHERE notes_fts MATCH ? ORDER BY rank LIMIT ?
+                WHERE notes_fts MATCH ?\(only) ORDER BY rank LIMIT ?
                 """, [.text(highlight.open), .text(highlight.close), .text(match), .integer(Int64(limit))]).map {
                 Hit(id: $0[0].int ?? 0, title: $0[1].string ?? "", created: Date(timeIntervalSince1970: $0[2].double ?? 0),
                     snippet: $0[3].string ?? "", score: $0[4].double ?? 0)
@@ -125,11 +132,11 @@ public final class NotesSearch {
     /// 168; 0.25: 36 and 24).
     static let meaningFloor: Float = 0.2
 
-    func meaning(_ query: String, limit: Int) throws -> [Hit] {
+    func meaning(_ query: String, limit: Int, among: Set<Int>? = nil) throws -> [Hit] {
         if embedder == nil { embedder = try RunnerTextEmbedder(store: modelStore) }
         let vector = try embedder!.embed(query)
         try store.guarded { try index.refresh(store.db) }
-        let nearest = index.nearest(vector, limit: limit).filter { $0.cosine >= Self.meaningFloor }
+        let nearest = index.nearest(vector, limit: limit, among: among).filter { $0.cosine >= Self.meaningFloor }
         guard !nearest.isEmpty else { return [] }
         let byId = try Dictionary(uniqueKeysWithValues: store.guarded {
             try store.db.query("SELECT id, title, created, summary, substr(transcript, 1, 160) FROM notes WHERE id IN (\(nearest.map { String($0.id) }.joined(separator: ",")))")

@@ -33,7 +33,8 @@ final class SemanticIndex {
 
     /// Notes by cosine to `query`, best first: dot products 16 lanes at a time (BLAS would start threads
     /// that fight llama.cpp's for the 2 cores: 60 ms instead of a few), then a partial selection.
-    func nearest(_ query: [Float], limit: Int) -> [(id: Int, cosine: Float)] {
+    /// The `limit` notes nearest `query`, best first; `among`: only these notes.
+    func nearest(_ query: [Float], limit: Int, among: Set<Int>? = nil) -> [(id: Int, cosine: Float)] {
         let d = matrix.columns
         guard d == query.count, d % 16 == 0, !ids.isEmpty, limit > 0 else { return [] }
         var scores = [Float](repeating: 0, count: ids.count)
@@ -51,7 +52,7 @@ final class SemanticIndex {
             }
         }
         var top: [(index: Int, score: Float)] = []  // best first, at most `limit`
-        for (i, s) in scores.enumerated() where top.count < limit || s > top[top.count - 1].score {
+        for (i, s) in scores.enumerated() where (top.count < limit || s > top[top.count - 1].score) && among?.contains(ids[i]) != false {
             let at = top.firstIndex { s > $0.score } ?? top.count
             top.insert((i, s), at: at)
             if top.count > limit { top.removeLast() }

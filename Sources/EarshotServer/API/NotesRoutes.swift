@@ -26,7 +26,8 @@ enum NotesRoutes {
             if let query = request.query["q"] {
                 let mode = try NotesSearch.Mode(rawValue: request.query["mode"] ?? "both")
                     .orThrow(HTTPError(400, "mode must be words, meaning or both"))
-                return .json(try await notes.search(query, mode: mode, limit: limit, highlight: highlight))
+                let person = try request.personID()
+                return .json(try await notes.search(query, mode: mode, limit: limit, highlight: highlight, person: person))
             }
             return .json(try await notes.list(tag: request.query["tag"], speaker: request.query["speaker"], limit: limit).map(\.overview))
         }

@@ -44,9 +44,7 @@ enum PeopleRoutes {
     /// Action items across notes (`?person=ID`, `?open=true`), and one ticked off.
     static func addActions(to router: inout Router, _ services: Services) {
         router.add("GET", "/api/actions") { request, _ in
-            let person = try request.query["person"].map { text in
-                try Int(text).flatMap { $0 > 0 ? $0 : nil }.orThrow(HTTPError(400, "person must be a person's id"))
-            }
+            let person = try request.personID()
             let open: Bool
             switch request.query["open"] {
             case nil, "false", "0": open = false

@@ -64,6 +64,11 @@ extension HTTPRequest {
         return value
     }
 
+    /// A person's id from the query (`?person=7`), or nil when it is not given.
+    func personID() throws -> Int? {
+        try query["person"].map { text in try Int(text).flatMap { $0 > 0 ? $0 : nil }.orThrow(HTTPError(400, "person must be a person's id")) }
+    }
+
     /// A text parameter from the query or form.
     func parameter(_ name: String) -> String? { query[name] ?? field(name) }
 }

@@ -18,17 +18,7 @@ enum NotesActionsCommand {
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         let library = try NotesCommand.readableLibrary()
-        var person: Int?
-        if let who = args.value("person")?.trimmingCharacters(in: .whitespacesAndNewlines) {
-            if let id = Int(who) {
-                person = try await library.person(id).id
-            } else {
-                guard let found = try await library.person(named: who) else {
-                    throw UsageError(message: "nobody is named '\(ShownText.escaped(who))' (earshot people list shows who is known)", path: args.path)
-                }
-                person = found.id
-            }
-        }
+        let person = try await NotesCommand.person(args.value("person"), in: library, args)
         let actions = try await library.actions(person: person, open: args.flag("open"))
         if args.flag("json") {
             try JSONOutput.document(actions)

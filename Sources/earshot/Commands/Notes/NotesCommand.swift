@@ -60,6 +60,16 @@ enum NotesCommand {
         return id
     }
 
+    /// The person a `--person` option names (a name, or an id from `earshot people list`), or nil without one.
+    static func person(_ text: String?, in library: NotesLibrary, _ args: ParsedArguments) async throws -> Int? {
+        guard let who = text?.trimmingCharacters(in: .whitespacesAndNewlines) else { return nil }
+        if let id = Int(who) { return try await library.person(id).id }
+        guard let found = try await library.person(named: who) else {
+            throw UsageError(message: "nobody is named '\(ShownText.escaped(who))' (earshot people list shows who is known)", path: args.path)
+        }
+        return found.id
+    }
+
     static func tags(_ text: String?) -> [String] {
         (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }

@@ -82,10 +82,12 @@ enum NotesSearchCommand {
         options: [
             Option(name: "words", value: nil, help: "Match words only (full-text index)."),
             Option(name: "semantic", value: nil, help: "Match by meaning only."),
+            Option(name: "person", value: "name", help: "Only the notes this person is heard in (a name, or an id from `earshot people list`)."),
             Option(name: "limit", value: "n", help: "At most n results (default 10)."),
             Option(name: "json", value: nil, help: "Print the results as JSON."),
         ],
-        examples: ["earshot notes search cafe", "earshot notes search \"where do we eat\" --semantic", "earshot notes search 'launch AND NOT draft' --words"],
+        examples: ["earshot notes search cafe", "earshot notes search \"where do we eat\" --semantic", "earshot notes search 'launch AND NOT draft' --words",
+                   "earshot notes search budget --person Priya"],
         run: run)
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
@@ -95,7 +97,9 @@ enum NotesSearchCommand {
         let limit = try args.int("limit", default: 10, range: 1...1000)
         let json = args.flag("json")
         let marks = json || isatty(1) != 1 ? NotesSearch.Highlight.brackets : NotesSearch.Highlight(open: "\u{1B}[1m", close: "\u{1B}[0m")
-        let hits = try await NotesCommand.readableLibrary().search(query, mode: mode, limit: limit, highlight: marks)
+        let library = try NotesCommand.readableLibrary()
+        let person = try await NotesCommand.person(args.value("person"), in: library, args)
+        let hits = try await library.search(query, mode: mode, limit: limit, highlight: marks, person: person)
         if json {
             try JSONOutput.document(hits)
             return 0
