@@ -163,6 +163,16 @@ public actor NotesLibrary {
     @discardableResult
     public func mergePeople(_ id: Int, with other: Int) throws -> [Int] { try store.mergePeople(id, with: other) }
 
+    /// Forgets a person: their voiceprints and name are deleted, with the voice profile of that name if someone
+    /// enrolled one, and the notes they were heard in stop naming them; with `redact`, their speech is silenced in
+    /// the recordings and replaced by "[removed]" in transcripts, search and exports (see `NotesStore.forgetPerson`).
+    public func forgetPerson(_ id: Int, redact: Bool = false) throws -> NotesStore.Forgotten {
+        let forgotten = try store.forgetPerson(id, redact: redact)
+        let profiles = VoiceProfileStore(store: modelStore)
+        if let name = forgotten.name, profiles.names().contains(name) { try profiles.remove(name) }
+        return forgotten
+    }
+
     /// Action items across notes, newest note first: only those still open (`open`), only one person's (`person`).
     public func actions(person: Int? = nil, open: Bool = false) throws -> [NoteAction] { try store.actions(person: person, open: open) }
 

@@ -173,6 +173,31 @@ final class PeopleTests: XCTestCase {
 
     /// Real voices through the pipeline: two notes of one voice are one person, a third voice another; naming the
     /// person labels both of their notes (each of one voice, so unlabelled until then) and nothing else.
+    func testAForgottenPersonIsNoLongerNamedAnywhere() throws {
+        let store = try fixture.store()
+        let ruth = newVoice(), tom = newVoice()
+        let a = try note(store, [Voice(label: "SPEAKER_01", print: again(ruth)), Voice(label: "SPEAKER_02", print: again(tom))])
+        let alone = try note(store, [Voice(label: "SPEAKER_01", print: again(ruth))])
+        let hers = try XCTUnwrap(try store.person(inNote: a, label: "SPEAKER_01"))
+        try store.renamePerson(hers, to: "Ruth")
+        let items = [ActionItem(text: "Send the plan", owner: "Ruth", person: hers), ActionItem(text: "Book the room", owner: "SPEAKER_02")]
+        try store.db.query("UPDATE notes SET actions = ? WHERE id = ?",
+                           [.text(String(decoding: try JSONEncoder().encode(items), as: UTF8.self)), .integer(Int64(a))])
+
+        let forgotten = try store.forgetPerson(hers, redact: false)
+        XCTAssertEqual(forgotten, NotesStore.Forgotten(name: "Ruth", notes: [a, alone], silencedSeconds: 0))
+        XCTAssertThrowsError(try store.person(hers)) { XCTAssertEqual($0 as? NotesError, .unknownPerson(hers)) }
+        XCTAssertEqual(try store.people().count, 1, "Tom stays")
+        // her voice is a numbered voice again, her item has no owner, her words stay (no redaction)
+        XCTAssertEqual(try store.note(a).speakers, ["SPEAKER_01", "SPEAKER_02"])
+        XCTAssertEqual(try store.note(a).actions.map(\.line), ["Send the plan", "SPEAKER_02: Book the room"])
+        XCTAssertEqual(try store.note(alone).speakers, [], "a note of one voice is unlabelled again")
+        XCTAssertTrue(try store.note(alone).segments.allSatisfy { $0.text == "words of SPEAKER_01" })
+        XCTAssertEqual(try store.list(speaker: "Ruth").count, 0)
+        XCTAssertEqual(try store.note(a).stages.filter { $0.state == .pending }.map(\.stage), [.summarise, .embed])
+        XCTAssertThrowsError(try store.forgetPerson(hers, redact: true)) { XCTAssertEqual($0 as? NotesError, .unknownPerson(hers)) }
+    }
+
     func testRealNotesOfOneVoiceAreOnePersonNamedInBoth() async throws {
         guard LanguageModelChoice.small.path() != nil else { throw XCTSkip("the small language model is not installed (make setup)") }
         let store = try fixture.store()

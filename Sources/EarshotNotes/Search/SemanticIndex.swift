@@ -31,9 +31,9 @@ final class SemanticIndex {
         (self.ids, matrix, signature) = (ids, Matrix(rows: ids.count, columns: dimension, values: vectors), now)
     }
 
-    /// Notes by cosine to `query`, best first: dot products 16 lanes at a time (BLAS would start threads
-    /// that fight llama.cpp's for the 2 cores: 60 ms instead of a few), then a partial selection.
-    /// The `limit` notes nearest `query`, best first; `among`: only these notes.
+    /// The `limit` notes nearest `query` by cosine, best first (`among`: only these notes): dot products 16 lanes at a
+    /// time (BLAS would start threads that fight llama.cpp's for the 2 cores: 60 ms instead of a few), then a partial
+    /// selection.
     func nearest(_ query: [Float], limit: Int, among: Set<Int>? = nil) -> [(id: Int, cosine: Float)] {
         let d = matrix.columns
         guard d == query.count, d % 16 == 0, !ids.isEmpty, limit > 0 else { return [] }

@@ -30,6 +30,17 @@ enum PeopleRoutes {
             }
             return .json(Changed(person: person, notes: published(changed, services)))
         }
+        router.add("DELETE", "/api/people/:id") { request, p in
+            let redact: Bool
+            switch request.query["redact"] {
+            case nil, "false", "0": redact = false
+            case "true", "1": redact = true
+            default: throw HTTPError(400, "redact must be true or false")
+            }
+            let forgotten = try await services.notes().forgetPerson(try p.id("id"), redact: redact)
+            _ = published(forgotten.notes, services)
+            return .json(forgotten)
+        }
         router.add("POST", "/api/people/:id/merge") { request, p in
             let merge = try request.json(Merge.self)
             let notes = try services.notes()

@@ -29,6 +29,7 @@ async function refresh() {
           <label for="name-${p.id}">${p.name ? "Rename" : "Who is this?"}</label>
           <input id="name-${p.id}" type="text" class="grow" maxlength="80" placeholder="a name, e.g. Ruth" required>
           <button type="submit">${p.name ? "Rename" : "Name"}</button>
+          <button type="button" class="danger" data-forget="${p.id}">Forget…</button>
         </form>
       </li>`;
     }).join("");
@@ -54,8 +55,23 @@ $("people").addEventListener("submit", async (event) => {
   }
 });
 
+// forgetting cannot be undone: asked twice, the second time whether what they said goes too
+async function forget(id) {
+  const person = await Earshot.api(`/api/people/${id}`);
+  if (!confirm(`Forget ${shown(person)}? Their voiceprints and name are deleted from ${person.notes.length} note(s). This cannot be undone.`)) return;
+  const redact = confirm(`Also remove everything ${shown(person)} said? Their speech is silenced in the recordings and replaced by [removed] in the transcripts.`);
+  const forgotten = await Earshot.api(`/api/people/${id}?redact=${redact}`, { method: "DELETE" });
+  $("people-status").textContent = `Forgotten${redact ? `, ${Math.round(forgotten.silenced_seconds)} s of speech removed` : ""}.`;
+  await refresh();
+}
+
 // a few seconds of the voice: the first stretch they speak in their longest appearance
 $("people").addEventListener("click", async (event) => {
+  const forgetting = event.target.closest("button[data-forget]");
+  if (forgetting) {
+    try { await forget(forgetting.dataset.forget); } catch (error) { Earshot.showError($("people-status"), error.message); }
+    return;
+  }
   const button = event.target.closest("button[data-play]");
   if (!button) return;
   try {

@@ -16,7 +16,7 @@ enum PeopleCommand {
         """,
         examples: ["earshot people list", "earshot people show 7", "earshot people rename 7 Ruth", "earshot people merge 3 7",
                    "earshot people list --json"],
-        subcommands: [PeopleListCommand.command, PeopleShowCommand.command, PeopleRenameCommand.command, PeopleMergeCommand.command])
+        subcommands: [PeopleListCommand.command, PeopleShowCommand.command, PeopleRenameCommand.command, PeopleMergeCommand.command, PeopleForgetCommand.command])
 
     static func personID(_ text: String?, _ args: ParsedArguments) throws -> Int {
         guard let text else { throw UsageError(message: "give a person's id (earshot people list shows them)", path: args.path) }
@@ -120,6 +120,46 @@ enum PeopleMergeCommand {
         let person = try await library.person(id)
         print("\(PeopleCommand.shown(person)) is heard in \(person.notes.count) note(s)")
         if person.name != nil { PeopleCommand.renamed(notes, name: person.displayName) }
+        return 0
+    }
+}
+
+enum PeopleForgetCommand {
+    static let command = Command(
+        name: "forget",
+        abstract: "Forget a person: their voiceprints and name (and enrolled voice) are deleted from every note; --redact removes what they said too.",
+        usage: "<id> [--redact] [--yes]",
+        options: [
+            Option(name: "redact", value: nil,
+                   help: "Also silence their speech in the recordings and put [removed] in its place in transcripts, search and exports; summaries are written again."),
+            Option(name: "yes", value: nil, help: "Do it without asking (needed when standard input is not a terminal)."),
+        ],
+        examples: ["earshot people forget 7", "earshot people forget 7 --redact", "earshot people forget 7 --redact --yes"],
+        run: run)
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        let id = try PeopleCommand.personID(args.positionals.first, args)
+        let library = try NotesLibrary()
+        let person = try await library.person(id)
+        let redact = args.flag("redact")
+        if !args.flag("yes") {
+            guard isatty(0) == 1 else {
+                throw UsageError(message: "forgetting cannot be undone: give --yes to confirm (standard input is not a terminal)", path: args.path)
+            }
+            let what = redact ? "their voiceprints, their name and everything they said (silenced in the recordings, [removed] in the transcripts)"
+                : "their voiceprints and their name"
+            StandardError.write("Forget \(PeopleCommand.shown(person)), heard in \(person.notes.count) note(s): \(what)? This cannot be undone. "
+                                + "Type \(id) to confirm: ")
+            guard readLine()?.trimmingCharacters(in: .whitespaces) == String(id) else {
+                print("nothing was changed")
+                return 1
+            }
+        }
+        let forgotten = try await library.forgetPerson(id, redact: redact)
+        let notes = forgotten.notes.map(String.init).joined(separator: ", ")
+        print("forgot \(PeopleCommand.shown(person))" + (forgotten.notes.isEmpty ? "" : " in note(s) \(notes)")
+              + (redact ? String(format: "; %.1f s of their speech silenced and removed from the transcripts", forgotten.silencedSeconds) : "")
+              + "; summaries are written again by `earshot notes process` (or a running `earshot serve`)")
         return 0
     }
 }
