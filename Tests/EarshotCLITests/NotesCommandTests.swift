@@ -14,11 +14,30 @@ final class NotesCommandTests: XCTestCase {
     override func tearDown() { try? FileManager.default.removeItem(at: home) }
 
     func testHelpForEveryNotesCommand() throws {
-        for sub in ["add", "record", "process", "retry", "list", "show", "search", "edit", "delete", "export", "seed"] {
+        for sub in ["add", "record", "process", "retry", "list", "show", "search", "edit", "delete", "export", "seed", "actions", "done"] {
             let r = try CLI.run(["notes", sub, "--help"], environment: env)
             XCTAssertEqual(r.status, 0, sub)
             XCTAssertTrue(r.stdout.contains("EXAMPLES:"), sub)
         }
+    }
+
+    func testActionsAndForgettingSayWhatIsWrong() throws {
+        let none = try CLI.run(["notes", "actions", "--open"], environment: env)
+        XCTAssertEqual(none.status, 0, none.stderr)
+        XCTAssertEqual(none.stdout, "nothing open\n")
+        let json = try CLI.run(["notes", "actions", "--json"], environment: env).stdout
+        XCTAssertEqual((try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [Any])?.count, 0, json)
+        let nobody = try CLI.run(["notes", "actions", "--person", "Ruth"], environment: env)
+        XCTAssertEqual(nobody.status, 2)
+        XCTAssertTrue(nobody.stderr.contains("nobody is named 'Ruth'"), nobody.stderr)
+        XCTAssertTrue(try CLI.run(["notes", "search", "budget", "--person", "Ruth"], environment: env).stderr.contains("nobody is named 'Ruth'"))
+        XCTAssertEqual(try CLI.run(["notes", "done", "1"], environment: env).status, 2)
+        XCTAssertTrue(try CLI.run(["notes", "done", "1", "1"], environment: env).stderr.contains("no note with id 1"))
+        // forgetting cannot be undone: without a terminal to ask on, it wants --yes
+        let forget = try CLI.run(["people", "forget", "3", "--redact"], environment: env)
+        XCTAssertNotEqual(forget.status, 0)
+        XCTAssertTrue(forget.stderr.contains("no person with id 3"), forget.stderr)
+        XCTAssertEqual(try CLI.run(["people", "forget", "--help"], environment: env).status, 0)
     }
 
     func testRecordFromStandardInputSavesWhatWasRecorded() throws {
