@@ -20,42 +20,20 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import wave
 
 import numpy as np
+
+from real_voices import DATA, RATE, fsdd_speakers, read, read_speech_files, write
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOME = os.environ.get("EARSHOT_HOME") or os.path.expanduser("~/.cache/earshot")
 EARSHOT = os.path.join(ROOT, ".build", "release", "earshot")
-DATA = os.environ.get("EARSHOT_DATA") or os.path.join(ROOT, "..", "shared", "data")
-RATE = 16000
 NAMES = {"george": "George", "jackson": "Jackson", "lucas": "Lucas", "nicolas": "Nicolas", "theo": "Theo", "yweweler": "Yara"}
-
-
-def read(path):
-    raw = subprocess.run(["sox", path, "-t", "raw", "-r", str(RATE), "-e", "floating-point", "-b", "32", "-c", "1", "-"],
-                         check=True, capture_output=True).stdout
-    x = np.frombuffer(raw, dtype=np.float32)
-    loud = np.flatnonzero(np.abs(x) > np.abs(x).max() * 0.01)
-    return x[loud[0]:loud[-1] + 1] if len(loud) else x
-
-
-def write(path, x):
-    with wave.open(path, "wb") as w:
-        w.setnchannels(1)
-        w.setsampwidth(2)
-        w.setframerate(RATE)
-        w.writeframes((np.clip(x, -1, 1) * 32767).astype("<i2").tobytes())
 
 
 def people(rng):
     """Each person's clips (audio arrays), shuffled: the first five enrol them, the rest are their turns."""
-    fsdd = {}
-    with open(os.path.join(DATA, "fsdd", "manifest.csv")) as f:
-        next(f)
-        for line in f:
-            path, _, speaker = line.split(",")[:3]
-            fsdd.setdefault(speaker, []).append(os.path.join(DATA, "fsdd", path))
+    fsdd = fsdd_speakers()
     result = {}
     for speaker, paths in sorted(fsdd.items()):
         rng.shuffle(paths)
@@ -66,9 +44,7 @@ def people(rng):
                 parts += [read(p), np.zeros(int(0.15 * RATE), np.float32)]
             clips.append(np.concatenate(parts))
         result[NAMES.get(speaker, speaker.title())] = clips
-    speech = sorted(os.listdir(os.path.join(DATA, "speech")))
-    for name, prefix in (("Mark", "dctts_m"), ("Linda", "lj_")):
-        files = [f for f in speech if f.startswith(prefix)]
+    for name, files in (("Mark", read_speech_files()["mark"]), ("Linda", read_speech_files()["linda"])):
         rng.shuffle(files)
         result[name] = [read(os.path.join(DATA, "speech", f)) for f in files[:13]]
     return result

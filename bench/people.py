@@ -23,35 +23,20 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
-import wave
 
 import numpy as np
+
+from real_voices import DATA, RATE, fsdd_speakers, read, read_speech_files, write
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOME = os.environ.get("EARSHOT_HOME") or os.path.expanduser("~/.cache/earshot")
 EARSHOT = os.path.join(ROOT, ".build", "release", "earshot")
-DATA = os.environ.get("EARSHOT_DATA") or os.path.join(ROOT, "..", "shared", "data")
-RATE = 16000
-
-
-def read(path):
-    raw = subprocess.run(["sox", path, "-t", "raw", "-r", str(RATE), "-e", "floating-point", "-b", "32", "-c", "1", "-"],
-                         check=True, capture_output=True).stdout
-    x = np.frombuffer(raw, dtype=np.float32)
-    loud = np.flatnonzero(np.abs(x) > np.abs(x).max() * 0.01)
-    return x[loud[0]:loud[-1] + 1] if len(loud) else x
 
 
 def voices(rng):
     """Each recurring voice: a function giving one turn of theirs (audio), and the strangers' clips."""
-    fsdd = {}
-    with open(os.path.join(DATA, "fsdd", "manifest.csv")) as f:
-        next(f)
-        for line in f:
-            path, _, speaker = line.split(",")[:3]
-            fsdd.setdefault(speaker, []).append(os.path.join(DATA, "fsdd", path))
-    speech = sorted(os.listdir(os.path.join(DATA, "speech")))
-    read_speech = {"mark": [f for f in speech if f.startswith("dctts_m")], "linda": [f for f in speech if f.startswith("lj_")]}
+    fsdd = fsdd_speakers()
+    read_speech = read_speech_files()
 
     def digits(speaker):
         parts = []
@@ -95,11 +80,7 @@ def build(folder, count, rng):
             audio += [x / max(1e-6, np.abs(x).max()) * 0.5, np.zeros(int(gap * RATE), np.float32)]
             t += len(x) / RATE + gap
         name = f"n{n + 1:02d}"
-        with wave.open(os.path.join(folder, name + ".wav"), "wb") as w:
-            w.setnchannels(1)
-            w.setsampwidth(2)
-            w.setframerate(RATE)
-            w.writeframes((np.clip(np.concatenate(audio), -1, 1) * 32767).astype("<i2").tobytes())
+        write(os.path.join(folder, name + ".wav"), np.concatenate(audio))
         truth[name] = reference
     return truth
 
