@@ -392,7 +392,10 @@ final class NotesStoreTests: XCTestCase {
         XCTAssertTrue(vtt.hasPrefix("WEBVTT\n\n") && vtt.contains("00:00:01.500 --> 00:00:03.250\nsecond part."), vtt)
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: NotesExporter.export(note, format: .json, to: dir))) as! [String: Any]
         XCTAssertEqual(json["title"] as? String, "Café plans")
-        XCTAssertEqual(json["actions"] as? [String], ["Book a table"])
+        // an item stored before items had owners (a plain string) exports as an item without one
+        let items = try XCTUnwrap(json["actions"] as? [[String: Any]])
+        XCTAssertEqual(items.map { $0["text"] as? String }, ["Book a table"])
+        XCTAssertTrue(items.allSatisfy { $0["owner"] is NSNull && $0["done"] as? Bool == false }, "\(items)")
         XCTAssertEqual((json["segments"] as? [[String: Any]])?.count, 2)
         let md = try String(contentsOf: NotesExporter.export(note, format: .md, to: dir), encoding: .utf8)
         XCTAssertTrue(md.hasPrefix("# Café plans\n") && md.contains("- [ ] Book a table") && md.contains("[00:01] second part."), md)
