@@ -73,7 +73,7 @@ no-data-run:
 	  EARSHOT_DATA=$(CURDIR)/.build/no-shared-data $(SWIFT) test $(TEST_FLAGS) --skip-build --ignore-lock --filter "$$(scripts/data-dependent-tests.sh)"; \
 	else echo "no shared data here: the Swift suite already ran these tests without it"; fi
 
-# The inner loop while changing code (its time: README): every test that takes under ~3 s, in the same optimised
+# The inner loop while changing code (its time: BENCHMARKS.md): every test that takes under ~3 s, in the same optimised
 # build. Not a substitute for `make test`: the accuracy guards, float references, live, server and concurrency
 # tests are left out.
 SLOW_TESTS = WhisperFloatReferenceTests|LanguageFloatReferenceTests|CommandLineTests.testDoctorCompares|ReplyEndTests.testAStopped|RealtimeAPITests|SlowClientTests|LiveTurnsTests|BatchCommandTests|ConnectionLoadTests|AccuracyGuardTests|MicrophoneCaptureTests|SoundVoiceAPITests|ConcurrentUseTests|NotesAPITests|NotesPipelineTests|VoiceTests|VoiceEnrolConcurrencyTests|SharedWhisperTests|SpeakerEncoderFloatReferenceTests|YAMNetFloatReferenceTests|LiveTranscriberTests|FileTranscriberTests|SpeechSegmenterTests.testBlocks|LanguageRunnerTests|DiarizationTests.testEnrolled|DiarizationTests.testLibriSpeech|DiarizeCommandTests.testTranscripts|DiarizeCommandTests.testLive
