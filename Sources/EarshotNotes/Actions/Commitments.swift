@@ -189,23 +189,40 @@ public enum Commitments {
         return nil
     }
 
+    /// The patterns `rule` reads a clause with, compiled once.
+    enum Who {
+        /// "Tom, can you…", "Tom, please…"
+        static let addressedFirst = try! NSRegularExpression(pattern: #"^(?:(?:[Oo]kay|[Ss]o|[Aa]nd|[Rr]ight|[Ww]ell|[Aa]lso),?\s+)?([A-Z][\p{L}'-]+),\s+(?:can|could|would|will|please|you|would|do|don't|make|remember)\b"#)
+        /// "…could you do it, Tom?"
+        static let addressedLast = try! NSRegularExpression(pattern: #"\b(?:can|could|would|will) you\b.*,\s*([A-Z][\p{L}'-]+)\s*[?.!]?$"#)
+        /// "Anna will…", "Priya is going to…", "James from the bank will…"
+        static let namedSubject = try! NSRegularExpression(pattern: #"(?:^|[^\p{L}])([A-Z][\p{L}'-]+)(?: from [\w ]+)?\s+(?:will|'ll|is going to|needs to|has to|must|should|promised to|agreed to|offered to|is to|can)\b"#)
+        /// "He will…", "She'll…"
+        static let pronounSubject = try! NSRegularExpression(pattern: #"^(?:(?:[Aa]nd|[Ss]o|[Tt]hen|[Aa]lso),?\s+)?(?:[Hh]e|[Ss]he)(?:'ll| will| is going to| needs to| has to| promised to)\b"#)
+        /// "I'll…", "I need to…", "Let me…"
+        static let firstPerson = try! NSRegularExpression(pattern: #"\b(?:I'll|I will|I'm going to|I am going to|I'm gonna|I need to|I have to|I've got to|I must|I should|I can|I promise|I promised|I'd better|I plan to|I'll make sure|[Ll]et me)\b"#)
+        /// "Can you…?", "Please…"
+        static let askedYou = try! NSRegularExpression(pattern: #"\b(?:[Cc]an|[Cc]ould|[Ww]ould|[Ww]ill) you\b|^[Pp]lease\b"#)
+        /// "We'll…", "Let's…", "Everyone…"
+        static let everyone = try! NSRegularExpression(pattern: #"\b(?:[Ww]e'll|[Ww]e will|[Ww]e need to|[Ww]e have to|[Ww]e should|[Ww]e must|[Ll]et's|[Ee]veryone|[Ww]e're going to)\b"#)
+    }
+
     static func rule(_ text: String, sentence i: Int, sentences: [NoteSentence]) -> String?? {
         let speaker = sentences[i].speaker
         let labelled = Set(sentences.compactMap(\.speaker)).count > 1 || (speaker.map(Note.isName) ?? false)
-        func match(_ pattern: String, _ options: NSRegularExpression.Options = []) -> String? {
-            let regex = try! NSRegularExpression(pattern: pattern, options: options)
+        func match(_ regex: NSRegularExpression) -> String? {
             guard let m = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) else { return nil }
             return m.numberOfRanges > 1 ? Range(m.range(at: 1), in: text).map { String(text[$0]) } ?? "" : ""
         }
         // "Tom, can you…" / "Tom, please…" / "…could you do it, Tom?"
-        if let name = match(#"^(?:(?:[Oo]kay|[Ss]o|[Aa]nd|[Rr]ight|[Ww]ell|[Aa]lso),?\s+)?([A-Z][\p{L}'-]+),\s+(?:can|could|would|will|please|you|would|do|don't|make|remember)\b"#),
+        if let name = match(Who.addressedFirst),
            isName(name) { return .some(name) }
-        if let name = match(#"\b(?:can|could|would|will) you\b.*,\s*([A-Z][\p{L}'-]+)\s*[?.!]?$"#), isName(name) { return .some(name) }
+        if let name = match(Who.addressedLast), isName(name) { return .some(name) }
         // "Anna will…", "Priya is going to…"
-        if let name = match(#"(?:^|[^\p{L}])([A-Z][\p{L}'-]+)(?: from [\w ]+)?\s+(?:will|'ll|is going to|needs to|has to|must|should|promised to|agreed to|offered to|is to|can)\b"#),
+        if let name = match(Who.namedSubject),
            isName(name) { return .some(name) }
-        // "He will…", "She'll…": the name said last in this sentence or the two before
-        if match(#"^(?:(?:[Aa]nd|[Ss]o|[Tt]hen|[Aa]lso),?\s+)?(?:[Hh]e|[Ss]he)(?:'ll| will| is going to| needs to| has to| promised to)\b"#) != nil {
+        // "He will…", "She'll…": the name said last in the two sentences before
+        if match(Who.pronounSubject) != nil {
             for k in stride(from: i - 1, through: max(0, i - 2), by: -1) {
                 if let last = sentences[k].text.matches(of: #/\b([A-Z][a-z]+)\b/#).map({ String($0.1) }).last(where: isName) {
                     return .some(last)
@@ -214,17 +231,17 @@ public enum Commitments {
             return .some(nil)
         }
         // "I'll…", "I need to…": the speaker's (in a note of one voice, its author's: no owner)
-        if match(#"\b(?:I'll|I will|I'm going to|I am going to|I'm gonna|I need to|I have to|I've got to|I must|I should|I can|I promise|I promised|I'd better|I plan to|I'll make sure|[Ll]et me)\b"#) != nil {
+        if match(Who.firstPerson) != nil {
             return .some(labelled ? speaker : nil)
         }
         // "Can you…?" answered by another voice: theirs
-        if labelled, match(#"\b(?:[Cc]an|[Cc]ould|[Ww]ould|[Ww]ill) you\b|^[Pp]lease\b"#) != nil {
+        if labelled, match(Who.askedYou) != nil {
             let next = sentences[(i + 1)...].first { $0.speaker != speaker }
             if let next, let who = next.speaker { return .some(who) }
             return nil
         }
         // "We'll…", "Let's…", "Everyone…": nobody in particular
-        if match(#"\b(?:[Ww]e'll|[Ww]e will|[Ww]e need to|[Ww]e have to|[Ww]e should|[Ww]e must|[Ll]et's|[Ee]veryone|[Ww]e're going to)\b"#) != nil {
+        if match(Who.everyone) != nil {
             return .some(nil)
         }
         return nil

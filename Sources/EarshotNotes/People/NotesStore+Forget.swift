@@ -75,7 +75,7 @@ extension NotesStore {
         let unlabelled = !note.segments.contains { $0.speaker != nil }
         // the note's only voice: unlabelled again, as a note of one voice nobody named is stored
         let only = unlabelled || Set(note.segments.compactMap(\.speaker)) == [label]
-        let numbered = only ? nil : try unusedLabel(in: note, replacing: label, isNamed: name != nil)
+        let numbered = only ? nil : unusedLabel(in: note, replacing: label, isNamed: name != nil)
         var segments = note.segments
         for i in segments.indices where unlabelled || segments[i].speaker == label {
             if recording != nil {
@@ -111,7 +111,7 @@ extension NotesStore {
 
     /// The label a forgotten person's voice takes in a note: their own if they were never named, else the first
     /// `SPEAKER_nn` the note does not use.
-    private func unusedLabel(in note: Note, replacing label: String, isNamed: Bool) throws -> String {
+    private func unusedLabel(in note: Note, replacing label: String, isNamed: Bool) -> String {
         guard isNamed || !Note.isName(label) else { return label }
         let used = Set(note.speakers)
         return (1...).lazy.map { String(format: "SPEAKER_%02d", $0) }.first { !used.contains($0) }!

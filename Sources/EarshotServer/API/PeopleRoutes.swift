@@ -31,12 +31,7 @@ enum PeopleRoutes {
             return .json(Changed(person: person, notes: published(changed, services)))
         }
         router.add("DELETE", "/api/people/:id") { request, p in
-            let redact: Bool
-            switch request.query["redact"] {
-            case nil, "false", "0": redact = false
-            case "true", "1": redact = true
-            default: throw HTTPError(400, "redact must be true or false")
-            }
+            let redact = try request.flag("redact")
             let forgotten = try await services.notes().forgetPerson(try p.id("id"), redact: redact)
             _ = published(forgotten.notes, services)
             return .json(forgotten)
@@ -56,12 +51,7 @@ enum PeopleRoutes {
     static func addActions(to router: inout Router, _ services: Services) {
         router.add("GET", "/api/actions") { request, _ in
             let person = try request.personID()
-            let open: Bool
-            switch request.query["open"] {
-            case nil, "false", "0": open = false
-            case "true", "1": open = true
-            default: throw HTTPError(400, "open must be true or false")
-            }
+            let open = try request.flag("open")
             let notes = try services.notes()
             if let person { _ = try await notes.person(person) }  // an unknown person is a 404, not an empty list
             return .json(try await notes.actions(person: person, open: open))

@@ -64,6 +64,15 @@ extension HTTPRequest {
         return value
     }
 
+    /// A yes/no query parameter (`?open=true`, `1`, `false`, `0`): false when it is not given.
+    func flag(_ name: String) throws -> Bool {
+        switch query[name] {
+        case nil, "false", "0": return false
+        case "true", "1": return true
+        default: throw HTTPError(400, "\(name) must be true or false")
+        }
+    }
+
     /// A person's id from the query (`?person=7`), or nil when it is not given.
     func personID() throws -> Int? {
         try query["person"].map { text in try Int(text).flatMap { $0 > 0 ? $0 : nil }.orThrow(HTTPError(400, "person must be a person's id")) }

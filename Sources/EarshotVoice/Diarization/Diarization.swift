@@ -21,7 +21,8 @@ public struct DiarizedSpeaker: Sendable, Codable, Equatable {
     public var enrolled: Bool
     /// Seconds of speech given to this voice.
     public var seconds: Double
-    /// The enrolled person's probability for this voice (the profile's head over its speech), when named.
+    /// How surely the enrolled person is this voice, when named: the cosine of the two CAM++ voiceprints (the profile's
+    /// head's probability over the voice's speech for a profile enrolled before voiceprints were kept).
     public var probability: Float?
     /// The voice as the network that tells voices apart hears it (CAM++): the normalised mean of its windows, without
     /// what the recording's voices share taken out, so voiceprints of one person from two recordings compare
