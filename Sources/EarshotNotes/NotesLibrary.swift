@@ -163,6 +163,9 @@ public actor NotesLibrary {
     @discardableResult
     public func mergePeople(_ id: Int, with other: Int) throws -> [Int] { try store.mergePeople(id, with: other) }
 
+    /// Says person `id`'s voice in note `note` is someone else: it becomes a new unnamed person (see `NotesStore.splitPerson`).
+    public func splitPerson(_ id: Int, note: Int) throws -> Int { try store.splitPerson(id, note: note) }
+
     /// Forgets a person: their voiceprints and name are deleted, with the voice profile of that name if someone
     /// enrolled one, and the notes they were heard in stop naming them; with `redact`, their speech is silenced in
     /// the recordings and replaced by "[removed]" in transcripts, search and exports (see `NotesStore.forgetPerson`).

@@ -345,6 +345,17 @@ class BrowserTest(unittest.TestCase):
             driver.get(f"{BASE}/notes#note-{i}")
             wait(driver, 30, lambda d: "Robin" in texts(d, "#note-transcript .speaker"), f"note {i}'s transcript names Robin")
         self.shot(driver, "people-named-in-a-note")
+        # the older note was someone else after all: split off there, named still in the newer one
+        driver.get(f"{BASE}/people")
+        split = wait(driver, 30, lambda d: d.find_element(By.CSS_SELECTOR, f"button[data-split][data-note='{ids[0]}']"),
+                     "the People page offers 'not them?' for each note")
+        split.click()
+        wait(driver, 30, text_contains("people-status", f"note {ids[0]} is now voice"), "the voice is split off")
+        self.shot(driver, "people-split")
+        older = json.loads(urllib3.request("GET", f"{BASE}/api/notes/{ids[0]}").data)
+        self.assertFalse(any(s.get("speaker") == "Robin" for s in older["segments"]), "the older note no longer names Robin")
+        newer = json.loads(urllib3.request("GET", f"{BASE}/api/notes/{ids[1]}").data)
+        self.assertTrue(all(s.get("speaker") == "Robin" for s in newer["segments"]), "the newer note still does")
 
     def test_pages_fit_a_phone(self):
         for page in ("/notes", "/people", "/listen", "/sounds", "/voice", "/transcribe"):

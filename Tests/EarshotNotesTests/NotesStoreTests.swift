@@ -186,10 +186,11 @@ final class NotesStoreTests: XCTestCase {
 
     /// Garbage over page 2, the root of the notes table: SQLite reaches no note any more, though the leaf pages that
     /// hold them are intact. Repair reads those pages itself and carries every note with its id, title, summary,
-    /// action items, transcript, segments (speaker names) and tags — none made again from its recording.
+    /// action items, transcript, segments (speaker names) and tags — none made again from its recording — and the people
+    /// heard in them, with the voices of a table whose root is damaged too.
     func testRepairAfterTheNotesTablesRootIsDamagedCarriesEveryNoteWithItsMetadata() throws {
         let database = fixture.notesDirectory.appendingPathComponent("notes.db")
-        var before: [[SQLValue]] = []
+        var before: [[SQLValue]] = [], voicesBefore: [[SQLValue]] = [], people: [Person] = [], voicesRoot = 0
         do {
             let store = try fixture.store()
             for i in 1...30 {
@@ -199,8 +200,21 @@ final class NotesStoreTests: XCTestCase {
                 try store.db.query("UPDATE notes SET summary = ?, actions = ?, segments = ? WHERE id = ?",
                                    [.text("Summary \(i)."), .text(#"["Ruth Jones: send it"]"#), .text(segments), .integer(Int64(id))])
             }
+            // two people heard in every note, one named; each voice with a voiceprint, so their rows fill pages of their own
+            try store.db.query("INSERT INTO people (id, name, created) VALUES (1, 'Ruth Jones', 1), (2, NULL, 2)")
+            for i in 1...30 {
+                for (person, label) in [(1, "Ruth Jones"), (2, "SPEAKER_02")] {
+                    let print = SemanticIndex.blob((0..<192).map { Float(($0 * 7 + i * 13 + person) % 97) / 97 })
+                    try store.db.query("INSERT INTO voices (note_id, label, person_id, seconds, voiceprint) VALUES (?, ?, ?, ?, ?)",
+                                       [.integer(Int64(i)), .text(label), .integer(Int64(person)), .real(Double(i) + 0.5), .blob(print)])
+                }
+            }
             try store.delete(30)  // the highest id: never given again, repair or not
             XCTAssertEqual(try store.db.query("SELECT rootpage FROM sqlite_master WHERE name = 'notes'").first?.first?.int, 2)
+            voicesRoot = try XCTUnwrap(try store.db.query("SELECT rootpage FROM sqlite_master WHERE name = 'voices'").first?.first?.int)
+            voicesBefore = try store.db.query("SELECT note_id, label, person_id, seconds, voiceprint FROM voices ORDER BY note_id, label")
+            people = try store.people()
+            XCTAssertEqual(people.map(\.notes.count), [29, 29])
             before = try store.db.query("SELECT \(NotesStore.noteColumns) FROM notes ORDER BY id")
             XCTAssertEqual(before.count, 29)
             try store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -210,6 +224,10 @@ final class NotesStoreTests: XCTestCase {
         let page = Int(bytes[16]) << 8 | Int(bytes[17])
         XCTAssertNotEqual(bytes[page], 0x0D, "page 2 is an interior page above the notes' leaves")
         for i in page..<(2 * page) { bytes[i] = UInt8(truncatingIfNeeded: i &* 2_654_435_761 >> 13) }
+        // the voices table's root too: its rows are then found only by reading its leaf pages
+        let voicesPage = (voicesRoot - 1) * page
+        XCTAssertEqual(bytes[voicesPage], 0x05, "the voices table's root is an interior page above its leaves")
+        for i in voicesPage..<(voicesPage + page) { bytes[i] = UInt8(truncatingIfNeeded: i &* 2_654_435_761 >> 11) }
         try bytes.write(to: database)
 
         let damaged = try fixture.store()
@@ -221,6 +239,9 @@ final class NotesStoreTests: XCTestCase {
         XCTAssertNil(store.damage)
         let after = try store.db.query("SELECT \(NotesStore.noteColumns) FROM notes ORDER BY id")
         XCTAssertEqual(after, before, "every note as it was: ids, titles, summaries, actions, transcripts, segments")
+        XCTAssertEqual(try store.people(), people, "the people heard in them too, named or not, with their voices")
+        XCTAssertEqual(try store.db.query("SELECT note_id, label, person_id, seconds, voiceprint FROM voices ORDER BY note_id, label"),
+                       voicesBefore, "every voice with its voiceprint, read from the voices table's leaf pages")
         let note = try store.note(7)
         XCTAssertEqual(note.tags, ["n7", "work"])
         XCTAssertEqual(note.speakers, ["Ruth Jones"])

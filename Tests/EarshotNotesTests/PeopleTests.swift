@@ -171,6 +171,48 @@ final class PeopleTests: XCTestCase {
         XCTAssertGreaterThan(try XCTUnwrap(try store.person(inNote: d, label: "SPEAKER_01")), stranger)
     }
 
+    func testSplittingAVoiceOffMakesItSomeoneElseInThatNoteOnly() throws {
+        let store = try fixture.store()
+        let ruth = newVoice(), tom = newVoice()
+        let a = try note(store, [Voice(label: "SPEAKER_01", print: again(ruth)), Voice(label: "SPEAKER_02", print: again(tom))])
+        let b = try note(store, [Voice(label: "SPEAKER_01", print: again(tom)), Voice(label: "SPEAKER_02", print: again(ruth))])
+        let alone = try note(store, [Voice(label: "SPEAKER_01", print: again(ruth))])
+        let hers = try XCTUnwrap(try store.person(inNote: a, label: "SPEAKER_01"))
+        let his = try XCTUnwrap(try store.person(inNote: a, label: "SPEAKER_02"))
+        try store.renamePerson(hers, to: "Ruth")
+        let items = [ActionItem(text: "Send the plan", owner: "Ruth", person: hers), ActionItem(text: "Book the room", owner: "SPEAKER_01")]
+        try store.db.query("UPDATE notes SET actions = ? WHERE id = ?",
+                           [.text(String(decoding: try JSONEncoder().encode(items), as: UTF8.self)), .integer(Int64(b))])
+        try store.db.query("UPDATE stages SET state = 'done'")
+
+        // "that is not Ruth in note b": a new unnamed person there, numbered again, her item there without an owner
+        let other = try store.splitPerson(hers, note: b)
+        XCTAssertNotEqual(other, hers)
+        XCTAssertEqual(try store.person(other).name, nil)
+        XCTAssertEqual(try store.person(other).notes, [b])
+        XCTAssertEqual(try store.person(hers).notes, [a, alone])
+        XCTAssertEqual(try store.note(b).speakers, ["SPEAKER_01", "SPEAKER_02"])
+        let label = try XCTUnwrap(try store.person(other).appearances.first?.label)
+        XCTAssertEqual(try store.person(inNote: b, label: label), other)
+        XCTAssertEqual(try store.note(b).actions.map(\.line), ["Send the plan", "SPEAKER_01: Book the room"])
+        XCTAssertEqual(try store.note(b).stages.filter { $0.state == .pending }.map(\.stage), [.summarise, .embed])
+        XCTAssertEqual(try store.note(a).speakers, ["Ruth", "SPEAKER_02"], "her other notes keep her name")
+        XCTAssertEqual(try store.note(a).stages.filter { $0.state == .pending }.map(\.stage), [])
+
+        // her one-voice note split off: unlabelled again, as a note nobody named is stored
+        let third = try store.splitPerson(hers, note: alone)
+        XCTAssertEqual(try store.note(alone).speakers, [])
+        XCTAssertEqual(try store.person(third).notes, [alone])
+        // an unnamed person: only the link moves, the labels stay
+        let tomInB = try store.splitPerson(his, note: b)
+        XCTAssertEqual(try store.person(inNote: b, label: "SPEAKER_01"), tomInB)
+        XCTAssertEqual(try store.person(his).notes, [a])
+
+        XCTAssertThrowsError(try store.splitPerson(his, note: a), "the only voice of an unnamed person") { XCTAssertTrue($0 is NotesError) }
+        XCTAssertThrowsError(try store.splitPerson(hers, note: b), "not heard there any more") { XCTAssertTrue($0 is NotesError) }
+        XCTAssertThrowsError(try store.splitPerson(999, note: a)) { XCTAssertEqual($0 as? NotesError, .unknownPerson(999)) }
+    }
+
     /// Real voices through the pipeline: two notes of one voice are one person, a third voice another; naming the
     /// person labels both of their notes (each of one voice, so unlabelled until then) and nothing else.
     func testAForgottenPersonIsNoLongerNamedAnywhere() throws {

@@ -45,7 +45,7 @@ extension NotesStore {
             try guarded {
                 try db.transaction {
                     for (note, appearance) in zip(notes, person.appearances) {
-                        try forget(appearance.label, of: id, named: person.name, in: note, redacting: written[note.id]?.file)
+                        try unname(appearance.label, of: id, named: person.name, in: note, redacting: written[note.id]?.file)
                     }
                     try db.query("DELETE FROM voices WHERE person_id = ?", [.integer(Int64(id))])
                     try db.query("DELETE FROM people WHERE id = ?", [.integer(Int64(id))])
@@ -70,12 +70,15 @@ extension NotesStore {
     /// Inside a transaction: the voice labelled `label` in `note` no longer names person `id` (`name`): a numbered voice
     /// again, its action items without an owner; with `redacting` (the silenced recording), its segments read
     /// "[removed]", the summary, items and embedding are cleared, and the note points at the new recording. The
-    /// summary is queued to be written again.
-    private func forget(_ label: String, of id: Int, named name: String?, in note: Note, redacting recording: String?) throws {
+    /// summary is queued to be written again. Returns the voice's label now (its segments carry none when it is the
+    /// note's only voice).
+    @discardableResult
+    func unname(_ label: String, of id: Int, named name: String?, in note: Note, redacting recording: String?) throws -> String {
         let unlabelled = !note.segments.contains { $0.speaker != nil }
         // the note's only voice: unlabelled again, as a note of one voice nobody named is stored
         let only = unlabelled || Set(note.segments.compactMap(\.speaker)) == [label]
-        let numbered = only ? nil : unusedLabel(in: note, replacing: label, isNamed: name != nil)
+        let renumbered = unusedLabel(in: note, replacing: label, isNamed: name != nil)
+        let numbered = only ? nil : renumbered
         var segments = note.segments
         for i in segments.indices where unlabelled || segments[i].speaker == label {
             if recording != nil {
@@ -107,6 +110,7 @@ extension NotesStore {
                          [.text(encoded), .text(String(decoding: try JSONEncoder().encode(actions), as: UTF8.self)), .integer(Int64(note.id))])
         }
         try requeue(note.id, from: .summarise)
+        return renumbered
     }
 
     /// The label a forgotten person's voice takes in a note: their own if they were never named, else the first

@@ -135,6 +135,30 @@ extension NotesStore {
         return try guarded { try db.transaction { try join(other, into: id) } }
     }
 
+    /// Says the voice of person `id` in note `note` is someone else: it becomes a new unnamed person (its voiceprint
+    /// goes with it, so it no longer speaks for `id` when later notes are linked). When `id` is named, the voice is a
+    /// numbered voice again in that note, its action items lose their owner and the summary is queued to be written
+    /// again. Returns the new person's id.
+    public func splitPerson(_ id: Int, note: Int) throws -> Int {
+        try guarded {
+            try db.transaction {
+                let person = try person(id)
+                guard let voice = person.appearances.first(where: { $0.note == note }) else {
+                    throw NotesError.badPeople("\(person.displayName) is not heard in note \(note) (they are in \(person.notes.map(String.init).joined(separator: ", ")))")
+                }
+                guard person.name != nil || person.appearances.count > 1 else {
+                    throw NotesError.badPeople("\(person.displayName) is heard only in note \(note): there is no one to split them from")
+                }
+                let label = person.name == nil ? voice.label
+                    : try unname(voice.label, of: id, named: person.name, in: try self.note(note), redacting: nil)
+                let other = try newPerson(named: nil)
+                try db.query("UPDATE voices SET person_id = ?, label = ? WHERE note_id = ? AND label = ?",
+                             [.integer(Int64(other)), .text(label), .integer(Int64(note)), .text(voice.label)])
+                return other
+            }
+        }
+    }
+
     /// Inside a transaction: `from`'s voices become `into`'s; the person left with no voices is removed.
     private func join(_ from: Int, into: Int) throws -> [Int] {
         let source = try person(from), target = try person(into)

@@ -3,8 +3,8 @@ import Foundation
 
 /// What `NotesStore.repair` did.
 public struct NotesRepair: Sendable, Codable, Equatable {
-    /// Notes read back from the damaged database, with their ids, titles, summaries, action items, transcripts
-    /// and tags; their finished stages stay finished (but for meaning search's embedding, redone).
+    /// Notes read back from the damaged database, with their ids, titles, summaries, action items, transcripts,
+    /// tags and the people heard in them; their finished stages stay finished (but for meaning search's embedding, redone).
     public var carried: Int
     /// Notes made again from stored recordings the damaged database no longer showed (their stages queued:
     /// transcripts, titles and summaries are redone), tagged `recovered`.
@@ -33,6 +33,8 @@ extension NotesStore {
             let read = old.map(CarriedNote.read) ?? []
             let scan = (size ?? 0) > 0 ? SQLitePageScan(file: database).map(ScannedNotes.init) : nil
             let readable = read + (scan?.notes(except: Set(read.map(\.id))) ?? [])
+            var people = old.map(CarriedPeople.read) ?? CarriedPeople()
+            if let scan { people.add(scan.people) }
             let lastID = max(old.flatMap { try? $0.db.query("SELECT last FROM note_ids").first?.first?.int } ?? 0, scan?.lastID ?? 0)
             if let size {
                 if size > 0 {
@@ -57,6 +59,7 @@ extension NotesStore {
                 try store.carry(note)
                 carried += 1
             }
+            try store.carry(people)
             // ids given before the damage are not given again, deleted ones included
             try store.guarded { try store.db.query("UPDATE note_ids SET last = MAX(last, ?)", [.integer(Int64(lastID))]) }
             let known = Set(try store.guarded { try store.db.query("SELECT audio_file FROM notes") }.compactMap { $0.first?.string })
@@ -121,14 +124,77 @@ extension NotesStore {
     }
 }
 
+/// The people of a damaged database and the voices of its notes (each linked to its person), as far as they can
+/// still be read: names given and voices linked survive a repair like the notes they belong to.
+struct CarriedPeople {
+    struct Someone { var name: String?; var created: Double }
+    var people: [Int: Someone] = [:]
+    /// By note and label: `note_id, label, person_id, seconds, voiceprint` as the voices table has them.
+    var voices: [String: [SQLValue]] = [:]
+
+    static func read(from store: NotesStore) -> CarriedPeople {
+        var carried = CarriedPeople()
+        for row in (try? store.db.query("SELECT id, name, created FROM people")) ?? [] {
+            carried.addPerson(row)
+        }
+        for row in (try? store.db.query("SELECT note_id, label, person_id, seconds, voiceprint FROM voices")) ?? [] {
+            carried.addVoice(row)
+        }
+        return carried
+    }
+
+    mutating func addPerson(_ row: [SQLValue]) {
+        guard row.count == 3, let id = row[0].int, people[id] == nil, let created = row[2].double else { return }
+        people[id] = Someone(name: row[1].string, created: created)
+    }
+
+    mutating func addVoice(_ row: [SQLValue]) {
+        guard row.count == 5, let note = row[0].int, let label = row[1].string, row[2].int != nil, row[3].double != nil else { return }
+        let key = "\(note)\u{0}\(label)"
+        if voices[key] == nil { voices[key] = row }
+    }
+
+    /// What `other` found that this has not.
+    mutating func add(_ other: CarriedPeople) {
+        for (id, someone) in other.people where people[id] == nil { people[id] = someone }
+        for (key, row) in other.voices where voices[key] == nil { voices[key] = row }
+    }
+}
+
+extension NotesStore {
+    /// Puts back the voices of the notes the store now has, and the people they belong to or who were named; a voice
+    /// whose person is lost, or a name someone already has, is left out rather than guessed.
+    func carry(_ carried: CarriedPeople) throws {
+        try guarded {
+            try db.transaction {
+                let notes = Set(try db.query("SELECT id FROM notes").compactMap { $0.first?.int })
+                let voices = carried.voices.values.filter { row in
+                    notes.contains(row[0].int!) && carried.people[row[2].int!] != nil
+                }
+                let heard = Set(voices.map { $0[2].int! })
+                for (id, someone) in carried.people.sorted(by: { $0.key < $1.key }) where someone.name != nil || heard.contains(id) {
+                    try db.query("INSERT OR IGNORE INTO people (id, name, created) VALUES (?, ?, ?)",
+                                 [.integer(Int64(id)), someone.name.map { .text($0) } ?? .null, .real(someone.created)])
+                }
+                let people = Set(try db.query("SELECT id FROM people").compactMap { $0.first?.int })
+                for row in voices where people.contains(row[2].int!) {
+                    try db.query("INSERT OR IGNORE INTO voices (note_id, label, person_id, seconds, voiceprint) VALUES (?, ?, ?, ?, ?)", row)
+                }
+            }
+        }
+    }
+}
+
 /// The notes, tags and finished stages found on a damaged database's leaf pages (`SQLitePageScan`), told apart by
 /// the shape of their rows: a note has the notes table's 13 columns with its id as the row id, a tag is a note id
-/// and a word, a stage row names a stage of `NoteStage`.
+/// and a word, a stage row names a stage of `NoteStage`, a person is a name (or none) and a time with their id as
+/// the row id, a voice is a note id, label, person id, seconds and voiceprint.
 struct ScannedNotes {
     var rows: [Int: [SQLValue]] = [:]  // by id, as `NotesStore.noteColumns`
     var tags: [Int: Set<String>] = [:]
     var done: [Int: Set<NoteStage>] = [:]
     var lastID = 0
+    var people = CarriedPeople()
 
     init(_ scan: SQLitePageScan) {
         for row in scan.rows() {
@@ -146,6 +212,10 @@ struct ScannedNotes {
                 }
             case 1:
                 if let last = v[0].int { lastID = max(lastID, last) }
+            case 3 where v[0] == .null && (v[1].string != nil || v[1] == .null) && v[2].double != nil:
+                people.addPerson([.integer(row.rowid), v[1], v[2]])
+            case 5 where v[0].int != nil && v[1].string != nil && v[2].int != nil && v[3].double != nil && (v[4].data != nil || v[4] == .null):
+                people.addVoice(v)
             default: break
             }
         }

@@ -2,10 +2,12 @@ import EarshotCore
 import EarshotNotes
 import Foundation
 
-/// People heard in the notes: list, one person, name them (every note of theirs follows), merge two.
+/// People heard in the notes: list, one person, name them (every note of theirs follows), merge two, split one
+/// note's voice off, forget one.
 enum PeopleRoutes {
     struct Rename: Codable, Sendable { var name: String }
     struct Merge: Codable, Sendable { var other: Int }
+    struct Split: Codable, Sendable { var note: Int }
     /// A person after a change, and the notes whose labels it changed (their summaries are written again).
     struct Changed: Codable, Sendable { var person: Person; var notes: [Int] }
 
@@ -42,6 +44,14 @@ enum PeopleRoutes {
             let id = try p.id("id")
             let changed = try await notes.mergePeople(id, with: merge.other)
             return .json(Changed(person: try await notes.person(id), notes: published(changed, services)))
+        }
+        router.add("POST", "/api/people/:id/split") { request, p in
+            let split = try request.json(Split.self)
+            let notes = try services.notes()
+            let id = try p.id("id")
+            let named = try await notes.person(id).name != nil
+            let other = try await notes.splitPerson(id, note: split.note)
+            return .json(Changed(person: try await notes.person(other), notes: published(named ? [split.note] : [], services)))
         }
     }
 

@@ -15,7 +15,10 @@ async function refresh() {
     $("nobody").hidden = people.length > 0;
     $("people").innerHTML = people.map((p) => {
       const items = open.filter((a) => a.action.person === p.id);
-      const notes = p.notes.map((n) => `<a href="/notes#note-${n}">note ${n}</a>`).join(", ");
+      // "not them": a voice linked to the wrong person, or named wrongly in one note, split off as someone else
+      const splittable = p.name || p.notes.length > 1;
+      const notes = p.notes.map((n) => `<a href="/notes#note-${n}">note ${n}</a>${splittable
+        ? ` <button type="button" class="link" data-split="${p.id}" data-note="${n}" aria-label="Not ${Earshot.escape(shown(p))} in note ${n}" title="Not ${Earshot.escape(shown(p))} in note ${n}">not them?</button>` : ""}`).join(", ");
       const heard = p.last_heard ? ` · last heard ${new Date(p.last_heard).toLocaleDateString()}` : "";
       return `<li id="person-${p.id}" class="person">
         <div class="row">
@@ -70,6 +73,18 @@ $("people").addEventListener("click", async (event) => {
   const forgetting = event.target.closest("button[data-forget]");
   if (forgetting) {
     try { await forget(forgetting.dataset.forget); } catch (error) { Earshot.showError($("people-status"), error.message); }
+    return;
+  }
+  const splitting = event.target.closest("button[data-split]");
+  if (splitting) {
+    try {
+      const changed = await Earshot.api(`/api/people/${splitting.dataset.split}/split`, { method: "POST",
+        headers: { "Content-Type": "application/json" }, body: JSON.stringify({ note: Number(splitting.dataset.note) }) });
+      $("people-status").textContent = `The voice in note ${splitting.dataset.note} is now ${shown(changed.person)}.`;
+      await refresh();
+    } catch (error) {
+      Earshot.showError($("people-status"), error.message);
+    }
     return;
   }
   const button = event.target.closest("button[data-play]");

@@ -15,8 +15,8 @@ enum PeopleCommand {
         future; their summaries are written again by `earshot notes process` (or a running `earshot serve`).
         """,
         examples: ["earshot people list", "earshot people show 7", "earshot people rename 7 Ruth", "earshot people merge 3 7",
-                   "earshot people list --json"],
-        subcommands: [PeopleListCommand.command, PeopleShowCommand.command, PeopleRenameCommand.command, PeopleMergeCommand.command, PeopleForgetCommand.command])
+                   "earshot people split 7 12", "earshot people list --json"],
+        subcommands: [PeopleListCommand.command, PeopleShowCommand.command, PeopleRenameCommand.command, PeopleMergeCommand.command, PeopleSplitCommand.command, PeopleForgetCommand.command])
 
     static func personID(_ text: String?, _ args: ParsedArguments) throws -> Int {
         guard let text else { throw UsageError(message: "give a person's id (earshot people list shows them)", path: args.path) }
@@ -120,6 +120,29 @@ enum PeopleMergeCommand {
         let person = try await library.person(id)
         print("\(PeopleCommand.shown(person)) is heard in \(person.notes.count) note(s)")
         if person.name != nil { PeopleCommand.renamed(notes, name: person.displayName) }
+        return 0
+    }
+}
+
+enum PeopleSplitCommand {
+    static let command = Command(
+        name: "split",
+        abstract: "Say a person's voice in one note is someone else: it becomes a new unnamed person (numbered again in that note).",
+        usage: "<id> <note id>",
+        examples: ["earshot people split 7 12"],
+        run: run)
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        guard args.positionals.count == 2 else { throw UsageError(message: "give the person's id and the note's id", path: args.path) }
+        let id = try PeopleCommand.personID(args.positionals[0], args)
+        guard let note = Int(args.positionals[1]), note > 0 else {
+            throw UsageError(message: "'\(args.positionals[1])' is not a note's id", path: args.path)
+        }
+        let library = try NotesLibrary()
+        let before = try await library.person(id)
+        let other = try await library.person(try await library.splitPerson(id, note: note))
+        print("note \(note)'s voice is now \(PeopleCommand.shown(other)), no longer \(PeopleCommand.shown(before))"
+              + (before.name == nil ? "" : "; its summary is written again by `earshot notes process` (or a running `earshot serve`)"))
         return 0
     }
 }
