@@ -9,13 +9,18 @@ without one get none?
    runs it (`earshot-bench llm-notes`, the default model): a commitment is found when an item holds its key words;
    its owner is right when the item's owner is the true one (none for nobody's). Extra items are items matching
    no commitment.
-2. No invented items, on real recordings (needs ../shared/data): 10 recordings with no commitment in them —
+2. The same conversations end to end (`--audio`): each synthesised with espeak-ng, one voice per speaker, turns
+   joined with 0.5 s pauses, then through the product (`earshot notes add`, `earshot notes process`: Whisper,
+   the diarizer, the default language model). Nobody is named, so the notes' voices are numbered; each numbered
+   voice is mapped to the speaker whose turns its segments overlap most (as a user naming the voices once would),
+   and the owners scored as in 1 — the transcription, the diarization and the owner rules together.
+3. No invented items, on real recordings (needs ../shared/data): 10 recordings with no commitment in them —
    LibriSpeech readings of 3-4 speakers (an utterance each) joined with pauses, and the two read-speech speakers' passages — through
    the product (`earshot notes add`, `earshot notes process`, the default language model, in a private
    EARSHOT_HOME beside the installed models): recordings given no action item, and summaries that open by saying
    they are one ("The summary of…", "The voice note discusses…").
 
-Usage: owners.py [--skip-judged] [--skip-recordings] [--recordings N] [--seed S]
+Usage: owners.py [--skip-judged] [--audio] [--skip-recordings] [--recordings N] [--seed S]
 """
 import argparse
 import json
@@ -26,6 +31,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOME = os.environ.get("EARSHOT_HOME") or os.path.expanduser("~/.cache/earshot")
@@ -49,7 +55,7 @@ def judged():
     score(notes, [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")])
 
 
-def score(notes, results):
+def score(notes, results, how="default model"):
     found = right = asked = extra = empty_right = empty = 0
     misses = []
     for note, result in zip(notes, results):
@@ -75,13 +81,78 @@ def score(notes, results):
             empty += 1
             empty_right += not items
     seconds = sorted(r["seconds"] for r in results)
-    print(f"\n{len(notes)} judged conversations, {asked} commitments, default model, median {seconds[len(seconds) // 2]:.1f} s a note\n")
+    print(f"\n{len(notes)} judged conversations, {asked} commitments, {how}, median {seconds[len(seconds) // 2]:.1f} s a note\n")
     print("| commitments found | owners right (of found) | extra items | notes without commitments given none |")
     print("|---|---|---|---|")
     print(f"| {found}/{asked} ({100 * found / asked:.0f}%) | {right}/{found} ({100 * right / max(1, found):.0f}%) | {extra} | "
           f"{empty_right}/{empty} |")
     for m in misses:
         print("  " + m)
+
+
+# a voice per speaker of a conversation, as unlike each other as espeak-ng's variants go
+VOICES = ["en-us+m3", "en-gb+f4", "en+m1", "en-us+f2"]
+
+
+def synthesise(note, out):
+    """The conversation read aloud, a voice per speaker, turns 0.5 s apart; returns each turn's (start, end, speaker)."""
+    voices = {}
+    for turn in note["turns"]:
+        voices.setdefault(turn["speaker"], VOICES[len(voices)])
+    parts, times, at = [], [], 0.0
+    for i, turn in enumerate(note["turns"]):
+        raw, part = f"{out}.{i}.raw.wav", f"{out}.{i}.wav"
+        subprocess.run(["espeak-ng", "-v", voices[turn["speaker"]], "-w", raw, turn["text"]], check=True)
+        subprocess.run(["sox", raw, "-r", "16000", "-c", "1", "-b", "16", part, "pad", "0", "0.5"], check=True)
+        seconds = float(subprocess.run(["soxi", "-D", part], check=True, capture_output=True, text=True).stdout)
+        times.append((at, at + seconds - 0.5, turn["speaker"]))
+        at += seconds
+        parts.append(part)
+        os.remove(raw)
+    subprocess.run(["sox"] + parts + [out], check=True)
+    for part in parts:
+        os.remove(part)
+    return times
+
+
+def speaker_of(label, segments, times):
+    """The true speaker a note's voice label is: the one whose turns its segments overlap most."""
+    overlap = {}
+    for seg in segments:
+        if seg.get("speaker") != label:
+            continue
+        for start, end, speaker in times:
+            overlap[speaker] = overlap.get(speaker, 0) + max(0.0, min(end, seg["end"]) - max(start, seg["start"]))
+    return max(overlap, key=overlap.get) if overlap else label
+
+
+def audio(notes):
+    """The judged conversations read aloud, through `earshot notes add` and `earshot notes process`."""
+    tmp = tempfile.mkdtemp()
+    try:
+        env = dict(os.environ, EARSHOT_HOME=overlay(tmp))
+        times = []
+        for n, note in enumerate(notes):
+            path = os.path.join(tmp, f"conversation{n:02d}.wav")
+            times.append(synthesise(note, path))
+            subprocess.run([EARSHOT, "notes", "add", path], env=env, check=True, capture_output=True)
+        started = time.time()
+        subprocess.run([EARSHOT, "notes", "process"], env=env, check=True, capture_output=True)
+        each = (time.time() - started) / len(notes)
+        results = []
+        for n in range(len(notes)):
+            note = json.loads(subprocess.run([EARSHOT, "notes", "show", str(n + 1), "--json"], env=env, check=True,
+                                             capture_output=True, text=True).stdout)
+            mapped = lambda owner: speaker_of(owner, note["segments"], times[n]) if owner else None
+            results.append({"actions": [a["text"] for a in note["actions"]], "owners": [mapped(a.get("owner")) for a in note["actions"]],
+                            "seconds": each})
+            labels = sorted({s.get("speaker") for s in note["segments"] if s.get("speaker")})
+            truth = sorted({t[2] for t in times[n]})
+            if len(labels) != len(truth):
+                print(f"  conversation {n + 1}: {len(truth)} voices, {len(labels) or 1} found")
+        score(notes, results, "read aloud by espeak-ng through `earshot notes process` (Whisper, diarizer, default model)")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def clips():
@@ -160,6 +231,7 @@ def recordings(count, seed):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--skip-judged", action="store_true")
+    parser.add_argument("--audio", action="store_true", help="also read the judged conversations aloud, end to end")
     parser.add_argument("--skip-recordings", action="store_true")
     parser.add_argument("--recordings", type=int, default=10)
     parser.add_argument("--seed", type=int, default=5)
@@ -169,6 +241,8 @@ def main():
             sys.exit(f"{tool} is missing: run `swift build -c release` first")
     if not args.skip_judged:
         judged()
+    if args.audio:
+        audio(json.load(open(os.path.join(ROOT, "bench/data/owner-notes.json"))))
     if not args.skip_recordings:
         recordings(args.recordings, args.seed)
 

@@ -14,6 +14,8 @@ public final class BatchWorker: Sendable {
     /// threads, all on one loaded Whisper (`Transcriber.lanes`).
     public let lanes: Int
     private let store: ModelStore
+    /// People known by voice who name a voice as enrolled people do (the notes' named people).
+    private let voices: [Diarizer.NamedVoice]
     private let diarizer = Locked<Diarizer?>(nil)
     private let classifier = Locked<SoundClassifier?>(nil)
     /// Each configuration's lanes (light: they share the loaded Whisper), the 16 most recently used kept, as
@@ -21,8 +23,9 @@ public final class BatchWorker: Sendable {
     private let laneTranscribers = SharedInstances<Transcriber.Configuration, [Transcriber]>(capacity: 16)
 
     public init(threads: Int = SpeechRecognizer.defaultThreadCount, model: WhisperModel = .default, store: ModelStore = ModelStore(),
-                lanes: Int = 1) {
+                lanes: Int = 1, voices: [Diarizer.NamedVoice] = []) {
         self.threads = threads
+        self.voices = voices
         self.defaultModel = model
         self.store = store
         self.lanes = max(1, lanes)
@@ -50,7 +53,9 @@ public final class BatchWorker: Sendable {
             transcript = try await transcriber(for: configuration, lane: lane).transcribe(file: job.path)
         }
         if job.needsVoices {
-            let voices = try loadedDiarizer().diarize(file: job.path, options: Diarizer.Options(numSpeakers: job.options.numSpeakers))
+            var options = Diarizer.Options(numSpeakers: job.options.numSpeakers)
+            options.voices = self.voices
+            let voices = try loadedDiarizer().diarize(file: job.path, options: options)
             result.speakers = voices.speakers
             result.turns = voices.turns
             result.duration = voices.duration

@@ -163,6 +163,18 @@ public actor NotesLibrary {
     @discardableResult
     public func mergePeople(_ id: Int, with other: Int) throws -> [Int] { try store.mergePeople(id, with: other) }
 
+    /// The people named in the notes store at `directory`, by their voiceprints, so that a diarization outside the
+    /// notes names them as the notes do (`Diarizer.Options.voices`). None when there is no store yet (none is made)
+    /// or it cannot be read: a voice is then numbered, as it would be for anyone not named.
+    public static func namedVoices(directory: URL = NotesStore.defaultDirectory()) -> [Diarizer.NamedVoice] {
+        guard FileManager.default.fileExists(atPath: directory.appendingPathComponent(NotesStore.databaseName).path),
+              let store = try? NotesStore(directory: directory) else { return [] }
+        return (try? store.namedVoices()) ?? []
+    }
+
+    /// The people named in these notes, by their voiceprints (see the static `namedVoices(directory:)`).
+    public func namedVoices() throws -> [Diarizer.NamedVoice] { try store.namedVoices() }
+
     /// Says person `id`'s voice in note `note` is someone else: it becomes a new unnamed person (see `NotesStore.splitPerson`).
     public func splitPerson(_ id: Int, note: Int) throws -> Int { try store.splitPerson(id, note: note) }
 

@@ -213,6 +213,28 @@ final class PeopleTests: XCTestCase {
         XCTAssertThrowsError(try store.splitPerson(999, note: a)) { XCTAssertEqual($0 as? NotesError, .unknownPerson(999)) }
     }
 
+    func testNamedPeopleAreKnownByVoiceOutsideTheNotes() throws {
+        // no notes store yet: nobody, and none is made by asking
+        let empty = fixture.notesDirectory.appendingPathComponent("never-made")
+        XCTAssertEqual(NotesLibrary.namedVoices(directory: empty), [])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: empty.appendingPathComponent(NotesStore.databaseName).path))
+
+        let store = try fixture.store()
+        let ruth = newVoice()
+        let a = try note(store, [Voice(label: "SPEAKER_01", print: again(ruth)), Voice(label: "SPEAKER_02", print: newVoice())])
+        try note(store, [Voice(label: "SPEAKER_01", print: again(ruth)), Voice(label: "SPEAKER_02", seconds: 1, print: newVoice())])
+        XCTAssertEqual(try store.namedVoices(), [], "nobody is named yet")
+        let hers = try XCTUnwrap(try store.person(inNote: a, label: "SPEAKER_01"))
+        try store.renamePerson(hers, to: "Ruth")
+        let known = NotesLibrary.namedVoices(directory: fixture.notesDirectory)
+        XCTAssertEqual(known.map(\.name), ["Ruth"])
+        XCTAssertEqual(known.first?.voiceprints.count, 2, "each note's voice of hers")
+        // a named voice heard too briefly to compare gives no voiceprint, so no one to name by voice
+        let brief = try XCTUnwrap(try store.person(inNote: 2, label: "SPEAKER_02"))
+        try store.renamePerson(brief, to: "Tom")
+        XCTAssertEqual(NotesLibrary.namedVoices(directory: fixture.notesDirectory).map(\.name), ["Ruth"])
+    }
+
     /// Real voices through the pipeline: two notes of one voice are one person, a third voice another; naming the
     /// person labels both of their notes (each of one voice, so unlabelled until then) and nothing else.
     func testAForgottenPersonIsNoLongerNamedAnywhere() throws {

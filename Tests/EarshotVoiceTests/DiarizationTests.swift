@@ -102,6 +102,38 @@ final class DiarizationTests: XCTestCase {
                        ["Ruth", "Zoë", "SPEAKER_01"])
     }
 
+    /// People named in the notes are known by the voiceprints of their voices there, not by an enrolled profile: given
+    /// as `Options.voices`, they name a voice of another recording as enrolled people do.
+    func testPeopleKnownByTheirVoiceprintsAloneNameTheirTurns() throws {
+        let diarizer = try Diarizer(profiles: emptyProfiles())
+        let (first, _) = try conversation(["en-us+m5", "en-gb+f4"], sentences: Array(Self.sentences.prefix(4)))
+        let heard = try diarizer.diarize(audio: first, source: "first.wav", options: Diarizer.Options(numSpeakers: 2))
+        let label = ["en-us+m5": "SPEAKER_01", "en-gb+f4": "SPEAKER_02"]  // numbered in order of appearance
+        let print = { (voice: String) in heard.speakers.first { $0.label == label[voice] }?.voiceprint }
+        let ruth = try XCTUnwrap(print("en-us+m5")), zoe = try XCTUnwrap(print("en-gb+f4"))
+
+        // another conversation, other sentences, a third voice nobody named
+        let (audio, reference) = try conversation(["en-029+f3", "en-gb+f4", "en-us+m5"], sentences: Self.sentences.reversed())
+        var options = Self.three
+        options.voices = [Diarizer.NamedVoice(name: "Ruth", voiceprints: [ruth]), Diarizer.NamedVoice(name: "Zoë", voiceprints: [zoe])]
+        let result = try diarizer.diarize(audio: audio, source: "second.wav", options: options)
+        print("named by voiceprints: \(result.speakers.map { ($0.label, $0.probability ?? 0) })")
+        XCTAssertEqual(Set(result.speakers.map(\.label)), ["Ruth", "Zoë", "SPEAKER_01"])
+        let named = reference.map { turn -> SpeakerTurn in
+            var t = turn
+            t.speaker = ["en-us+m5": "Ruth", "en-gb+f4": "Zoë", "en-029+f3": "SPEAKER_01"][turn.speaker]!
+            return t
+        }
+        XCTAssertLessThanOrEqual(DiarizationErrorRate(reference: named, hypothesis: result.turns, byName: true).rate, 0.10)
+
+        // only the people a request names may name a voice; a name nobody has is refused before any audio is read
+        options.known = [Diarizer.KnownSpeaker(name: "Ruth")]
+        XCTAssertEqual(Set(try diarizer.diarize(audio: audio, source: "m", options: options).speakers.map(\.label)),
+                       ["Ruth", "SPEAKER_01", "SPEAKER_02"])
+        options.known = [Diarizer.KnownSpeaker(name: "Nobody")]
+        XCTAssertThrowsError(try diarizer.validate(options)) { XCTAssertTrue($0 is VoiceError, "\($0)") }
+    }
+
     func testSilenceAndToneHaveNoSpeakersAndOneVoiceIsOne() throws {
         let diarizer = try Diarizer(profiles: emptyProfiles())
         let silence = AudioBuffer(samples: TestAudio.silence(seconds: 5), sampleRate: 16_000)

@@ -53,6 +53,16 @@ extension NotesStore {
         return people.keys.sorted().map { people[$0]! }
     }
 
+    /// Everyone named, with the voiceprints of their voices long enough to compare: who a diarization outside the
+    /// notes (a transcription with speakers, the API's diarized_json, a batch) may name a voice as.
+    public func namedVoices() throws -> [Diarizer.NamedVoice] {
+        try guarded {
+            try knownPeople().compactMap { known in
+                known.name.flatMap { known.voiceprints.isEmpty ? nil : Diarizer.NamedVoice(name: $0, voiceprints: known.voiceprints) }
+            }
+        }
+    }
+
     private func newPerson(named name: String?) throws -> Int {
         try db.query("INSERT INTO people (name, created) VALUES (?, ?)",
                      [name.map { .text($0) } ?? .null, .real(Date().timeIntervalSince1970)])

@@ -178,7 +178,7 @@ enum OpenAIRoutes {
             return try streamed(file, transcriber, services)
         }
         // what the diarizer would refuse is refused before any audio is read
-        let diarization = format == "diarized_json" ? try diarizationOptions(request, known: known, services) : nil
+        let diarization = format == "diarized_json" ? try await diarizationOptions(request, known: known, services) : nil
         var transcript = try await services.work.run { try await transcriber.transcribe(file: file.path) }
         transcript.source = file.filename
         switch format {
@@ -215,10 +215,12 @@ enum OpenAIRoutes {
     }
 
     /// The diarizer's options of a `diarized_json` request, checked as the diarizer checks them (a speaker count out of
-    /// range, a known name nobody enrolled) without reading audio.
-    static func diarizationOptions(_ request: HTTPRequest, known: [Diarizer.KnownSpeaker]?, _ services: Services) throws -> Diarizer.Options {
+    /// range, a known name nobody enrolled or named) without reading audio. The people named in the notes name voices
+    /// as enrolled people do; a notes store that cannot be read names nobody (the transcription is not refused for it).
+    static func diarizationOptions(_ request: HTTPRequest, known: [Diarizer.KnownSpeaker]?, _ services: Services) async throws -> Diarizer.Options {
         var options = Diarizer.Options()
         options.known = known
+        options.voices = (try? await services.notes().namedVoices()) ?? []
         if let count = request.field("num_speakers"), !count.isEmpty {  // Earshot's own: when the caller knows
             guard let n = Int(count), (1...Diarizer.maxSpeakers).contains(n) else {
                 throw HTTPError(400, "num_speakers must be a whole number from 1 to \(Diarizer.maxSpeakers); got '\(ShownText.echoed(count))'")

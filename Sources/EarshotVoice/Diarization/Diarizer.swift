@@ -27,6 +27,9 @@ public final class Diarizer: Sendable {
         /// The cosine of CAM++ voiceprints from which an enrolled person names a voice (default `enrolledCosine`;
         /// higher names fewer voices, more surely).
         public var namingCosine: Float?
+        /// People known by their voiceprints alone — those named in the notes (`NotesLibrary.namedVoices`) — who name
+        /// a voice as an enrolled profile with a voiceprint does. An enrolled profile of the same name is used instead.
+        public var voices: [NamedVoice] = []
         public init(numSpeakers: Int? = nil, minSpeakers: Int? = nil, maxSpeakers: Int? = nil, names: Bool = true) {
             self.numSpeakers = numSpeakers
             self.minSpeakers = minSpeakers
@@ -43,6 +46,17 @@ public final class Diarizer: Sendable {
         public init(name: String, reference: AudioBuffer? = nil) {
             self.name = name
             self.reference = reference
+        }
+    }
+
+    /// Someone known by the CAM++ voiceprints of their voice heard before (each a recording's voice); a voice is
+    /// theirs when its voiceprint's mean cosine to these reaches the naming threshold.
+    public struct NamedVoice: Sendable, Equatable {
+        public var name: String
+        public var voiceprints: [[Float]]
+        public init(name: String, voiceprints: [[Float]]) {
+            self.name = name
+            self.voiceprints = voiceprints
         }
     }
 
@@ -111,8 +125,9 @@ public final class Diarizer: Sendable {
         let enrolled = profiles.loadAll().profiles
         guard let known = options.known else { return enrolled }
         let byProfile = Set(known.filter { $0.reference == nil }.map(\.name.precomposedStringWithCanonicalMapping))
-        if let unknown = byProfile.subtracting(enrolled.map(\.name)).sorted().first {
-            throw VoiceError.unknownProfile(unknown, known: enrolled.map(\.name))
+        let everyone = enrolled.map(\.name) + options.voices.map(\.name).filter { !enrolled.map(\.name).contains($0) }
+        if let unknown = byProfile.subtracting(everyone).sorted().first {
+            throw VoiceError.unknownProfile(unknown, known: everyone)
         }
         return enrolled.filter { byProfile.contains($0.name) }
     }
@@ -162,7 +177,8 @@ public final class Diarizer: Sendable {
         let windowVoices = track.windows.map { w in turns.first { $0.start <= w.center && w.center < $0.end }?.voice }
         let prints = Dictionary(uniqueKeysWithValues: voices.map { ($0, voiceprint(of: $0, windows: track.windows, voices: windowVoices)) })
         let named = options.names ? try names(for: voices, prints: prints, windows: track.namingWindows, turns: turns, enrolled: people,
-                                              known: options.known, cosine: options.namingCosine ?? Self.enrolledCosine) : [:]
+                                              byVoice: namingVoices(options, people), known: options.known,
+                                              cosine: options.namingCosine ?? Self.enrolledCosine) : [:]
         var labelOf: [Int: String] = [:]
         var next = 1
         for voice in voices {
@@ -181,19 +197,28 @@ public final class Diarizer: Sendable {
         return Diarization(source: source, duration: rounded(duration), turns: speakerTurns, speakers: speakers)
     }
 
+    /// The people known by voiceprints alone who may name a voice: not those enrolled (their profile speaks for them),
+    /// only those `known` names when it is given.
+    private func namingVoices(_ options: Options, _ enrolled: [VoiceProfile]) -> [NamedVoice] {
+        let profiles = Set(enrolled.map(\.name))
+        let allowed = options.known.map { Set($0.filter { $0.reference == nil }.map(\.name.precomposedStringWithCanonicalMapping)) }
+        return options.voices.filter { !$0.voiceprints.isEmpty && !profiles.contains($0.name) && allowed?.contains($0.name) != false }
+    }
+
     /// Each voice an enrolled profile (or a known speaker's clip) accepts, the pairs furthest above their
     /// threshold first, each person naming at most one voice. A profile with a voiceprint names the voice whose
     /// CAM++ voiceprint (`prints`) it matches at `cosine` or more — the network that told the voices apart decides
     /// whose they are; an older profile scores the voice's d-vector windows (those whose middle falls in its turns)
     /// with its head.
     private func names(for voices: [Int], prints: [Int: [Float]?], windows: [SpeechWindowTrack.Window], turns: [SpeakerTurns.Turn],
-                       enrolled: [VoiceProfile], known: [KnownSpeaker]?, cosine threshold: Float) throws -> [Int: (name: String, probability: Float)] {
+                       enrolled: [VoiceProfile], byVoice people: [NamedVoice], known: [KnownSpeaker]?,
+                       cosine threshold: Float) throws -> [Int: (name: String, probability: Float)] {
         var references: [(name: String, vector: [Float])] = []
         for speaker in known ?? [] {
             guard let clip = speaker.reference else { continue }
             references.append((speaker.name, try referenceVector(clip, name: speaker.name)))
         }
-        guard !enrolled.isEmpty || !references.isEmpty else { return [:] }
+        guard !enrolled.isEmpty || !references.isEmpty || !people.isEmpty else { return [:] }
         let labels = windows.map { w in turns.first { $0.start <= w.center && w.center < $0.end }?.voice }
         let verifier = VoiceVerifier(encoder: encoder)
         // (voice, name, how far above its threshold, the probability or cosine to report)
@@ -208,6 +233,12 @@ public final class Diarizer: Sendable {
                 } else if !mine.isEmpty {
                     let score = verifier.score(windows: mine, against: profile)
                     if score.accepted { pairs.append((voice, profile.name, score.probability - score.threshold, score.probability)) }
+                }
+            }
+            if let voiceprint = prints[voice] ?? nil {
+                for person in people {
+                    let cosine = person.voiceprints.map { SpeakerEncoder.cosine(voiceprint, $0) }.reduce(0, +) / Float(person.voiceprints.count)
+                    if cosine >= threshold { pairs.append((voice, person.name, cosine - threshold, cosine)) }
                 }
             }
             guard !mine.isEmpty else { continue }

@@ -1,5 +1,6 @@
 import EarshotBatch
 import EarshotCore
+import EarshotNotes
 import EarshotSpeech
 import Foundation
 
@@ -54,7 +55,7 @@ enum BatchCommand {
         let threads = try args.int("threads", default: SpeechRecognizer.defaultThreadCount, range: 1...64)
         if args.positionals.isEmpty {
             if args.value("jobs") != nil { throw UsageError(message: "--jobs works on inputs: a worker on standard input runs one job at a time", path: args.path) }
-            let worker = BatchWorker(threads: threads, model: model)
+            let worker = BatchWorker(threads: threads, model: model, voices: NotesLibrary.namedVoices())
             if args.value("output") != nil || args.value("shard") != nil {
                 throw UsageError(message: "--output and --shard work on inputs: name folders, manifests or files", path: args.path)
             }
@@ -69,7 +70,8 @@ enum BatchCommand {
         }
         let all = try BatchInputs.jobs(from: args.positionals, tasks: tasks, options: options)
         let mine = BatchInputs.jobs(all, inShard: shard.index, of: shard.count)
-        let worker = BatchWorker(threads: threads, model: model, lanes: try FilesAtOnce.count(args, threads: threads, files: mine.count))
+        let worker = BatchWorker(threads: threads, model: model, lanes: try FilesAtOnce.count(args, threads: threads, files: mine.count),
+                                 voices: NotesLibrary.namedVoices())
         return try await runShard(mine, of: all.count, shard: shard, worker: worker, folder: BatchOutputFolder(path: output),
                                   progress: StandardError.isTerminal && !args.flag("no-progress"))
     }

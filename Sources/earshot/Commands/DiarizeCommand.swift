@@ -1,4 +1,5 @@
 import EarshotCore
+import EarshotNotes
 import EarshotVoice
 import Foundation
 
@@ -45,6 +46,7 @@ enum DiarizeCommand {
                                        minSpeakers: try args.optionalInt("min-speakers", range: limit),
                                        maxSpeakers: try args.optionalInt("max-speakers", range: limit),
                                        names: !args.flag("no-names"))
+        if options.names { options.voices = NotesLibrary.namedVoices() }  // people named in the notes, by voice
         if args.value("threshold") != nil { options.threshold = Float(try args.double("threshold", default: 0.45, range: 0.05...0.95)) }
         if args.value("name-threshold") != nil {
             options.namingCosine = Float(try args.double("name-threshold", default: Double(Diarizer.enrolledCosine), range: 0.05...0.99))
