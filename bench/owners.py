@@ -10,7 +10,7 @@ without one get none?
    its owner is right when the item's owner is the true one (none for nobody's). Extra items are items matching
    no commitment.
 2. The same conversations end to end (`--audio`): each synthesised with espeak-ng, one voice per speaker, turns
-   joined with 0.5 s pauses, then through the product (`earshot notes add`, `earshot notes process`: Whisper,
+   joined with 0.5 s pauses, then through the product (`earshot notes add --speakers N`, `earshot notes process`: Whisper,
    the diarizer, the default language model). Nobody is named, so the notes' voices are numbered; each numbered
    voice is mapped to the speaker whose turns its segments overlap most (as a user naming the voices once would),
    and the owners scored as in 1 — the transcription, the diarization and the owner rules together.
@@ -91,7 +91,7 @@ def score(notes, results, how="default model"):
 
 
 # a voice per speaker of a conversation, as unlike each other as espeak-ng's variants go
-VOICES = ["en-us+m3", "en-gb+f4", "en+m1", "en-us+f2"]
+VOICES = ["en-us+m5", "en-029+f3", "en-gb+f4", "en-us+m1"]
 
 
 def synthesise(note, out):
@@ -135,7 +135,9 @@ def audio(notes):
         for n, note in enumerate(notes):
             path = os.path.join(tmp, f"conversation{n:02d}.wav")
             times.append(synthesise(note, path))
-            subprocess.run([EARSHOT, "notes", "add", path], env=env, check=True, capture_output=True)
+            # espeak-ng's voices sound alike to the diarization network, so each note says how many speak in it
+            count = str(len({t["speaker"] for t in note["turns"]}))
+            subprocess.run([EARSHOT, "notes", "add", path, "--speakers", count], env=env, check=True, capture_output=True)
         started = time.time()
         subprocess.run([EARSHOT, "notes", "process"], env=env, check=True, capture_output=True)
         each = (time.time() - started) / len(notes)

@@ -40,22 +40,22 @@ public actor NotesLibrary {
 
     /// Saves a copy of the recording at `path` as a new note (refused, with nothing stored, when it is not
     /// audio). The note waits for `process`. `name` is what the note says it came from (an upload's own name
-    /// for a temporary file); by default the file's name.
-    public func add(file path: String, name: String? = nil, tags: [String] = []) throws -> Note {
+    /// for a temporary file); by default the file's name. `speakers`: how many people speak in it, when known.
+    public func add(file path: String, name: String? = nil, tags: [String] = [], speakers: Int? = nil) throws -> Note {
         do {
-            return try store.note(try store.add(path: path, tags: tags, sourceName: name))
+            return try store.note(try store.add(path: path, tags: tags, sourceName: name, speakers: speakers))
         } catch let NotesError.notAudio(_, problem) where name != nil {
             throw NotesError.notAudio(path: name!, problem: problem)
         }
     }
 
     /// Saves a recording held in memory (an upload, standard input) as a new note named `name`.
-    public func add(data: Data, name: String, tags: [String] = []) throws -> Note {
+    public func add(data: Data, name: String, tags: [String] = [], speakers: Int? = nil) throws -> Note {
         let incoming = directory.appendingPathComponent("recordings/.incoming-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: incoming.deletingLastPathComponent(), withIntermediateDirectories: true)
         try data.write(to: incoming)
         defer { try? FileManager.default.removeItem(at: incoming) }
-        return try add(file: incoming.path, name: name, tags: tags)
+        return try add(file: incoming.path, name: name, tags: tags, speakers: speakers)
     }
 
     /// A recorded note, and the error that ended the source early if one did (what came before it is kept).

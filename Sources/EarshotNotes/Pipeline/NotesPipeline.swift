@@ -196,7 +196,8 @@ public final class NotesPipeline {
                                                      windowsAtOnce: Transcriber.windowsAtOnce(forSeconds: note.duration, threads: speech.threads))
             let transcript = try await transcriber.transcribe(file: note.audioPath, source: note.sourceName)
             if diarizer == nil { diarizer = try Diarizer(store: modelStore) }
-            let voices = try diarizer!.diarize(file: note.audioPath)
+            // as many voices as whoever added the note said speak in it, else as many as the diarizer finds
+            let voices = try diarizer!.diarize(file: note.audioPath, options: Diarizer.Options(numSpeakers: try store.speakerCount(of: id)))
             // a key-word title at once, so the list shows the topic before the language model has run
             let keywords = Titles.keywords(from: transcript.text)
             try complete(.transcribe, note: id) {

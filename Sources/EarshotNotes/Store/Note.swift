@@ -1,5 +1,6 @@
 import EarshotCore
 import EarshotSpeech
+import EarshotVoice
 import Foundation
 
 /// The work done on a note after it is saved, in order; each stage runs once it is the note's next.
@@ -120,6 +121,8 @@ public enum NotesError: Error, LocalizedError, Equatable {
     case badPeople(String)
     /// Note `note` has no action item `item` (numbered from 1; it has `count`).
     case unknownAction(note: Int, item: Int, count: Int)
+    /// A number of speakers a recording cannot have (1 to `Diarizer.maxSpeakers`).
+    case badSpeakerCount(Int)
 
     public var errorDescription: String? {
         switch self {
@@ -143,6 +146,8 @@ public enum NotesError: Error, LocalizedError, Equatable {
             return "note \(id) was deleted while its \(stage) stage ran; the result was dropped"
         case let .unknownPerson(id): return "no person with id \(id) (`earshot people list` shows who is known)"
         case let .badPeople(problem): return problem
+        case let .badSpeakerCount(count):
+            return "\(count) speakers: give a number from 1 to \(Diarizer.maxSpeakers), or leave it out to have the voices counted; nothing was stored"
         case let .unknownAction(note, item, count):
             return "note \(note) has no action item \(item)" + (count == 0 ? ": it has none" : " (it has \(count), numbered from 1)")
         case let .notTranscribed(id):

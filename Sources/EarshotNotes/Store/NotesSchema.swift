@@ -90,6 +90,13 @@ enum NotesSchema {
         );
         CREATE INDEX voices_person ON voices(person_id);
         """,
+        // 5: how many people speak in a note, when whoever added it said (the diarizer finds the count otherwise)
+        """
+        CREATE TABLE note_speakers (
+            note_id INTEGER PRIMARY KEY REFERENCES notes(id) ON DELETE CASCADE,
+            count INTEGER NOT NULL
+        );
+        """,
     ]
 
     /// Brings the database up to the latest version. A store written by a newer Earshot is refused.

@@ -1,5 +1,6 @@
 import EarshotCore
 import EarshotSpeech
+import EarshotVoice
 import Foundation
 
 /// Voice notes on disk: an SQLite database (WAL, versioned schema, FTS5 index) and the recordings, under
@@ -121,10 +122,14 @@ public final class NotesStore {
     // MARK: adding
 
     /// Saves a recording as a new note with all its stages pending, and returns its id. The file is
-    /// decoded first: anything that is not audio is refused and nothing is stored.
+    /// decoded first: anything that is not audio is refused and nothing is stored. `speakers`: how many people speak
+    /// in it, when the caller knows (the transcribe stage's diarization then splits it into that many voices).
     @discardableResult
-    public func add(path: String, tags: [String] = [], created: Date = Date(), sourceName: String? = nil) throws -> Int {
+    public func add(path: String, tags: [String] = [], created: Date = Date(), sourceName: String? = nil, speakers: Int? = nil) throws -> Int {
         try requireWritable()
+        if let speakers, !(1...Diarizer.maxSpeakers).contains(speakers) {
+            throw NotesError.badSpeakerCount(speakers)
+        }
         let duration: Double
         do { duration = try AudioFileLoader().duration(path: path) } catch {
             throw NotesError.notAudio(path: path, problem: Self.audioProblem(error, path: path))
@@ -135,7 +140,7 @@ public final class NotesStore {
         let target = audioDirectory.appendingPathComponent(stored)
         try copyAtomically(from: URL(fileURLWithPath: path), to: target)
         do {
-            return try insertNote(stored: stored, name: name, duration: duration, created: created, tags: tags)
+            return try insertNote(stored: stored, name: name, duration: duration, created: created, tags: tags, speakers: speakers)
         } catch {
             try? FileManager.default.removeItem(at: target)  // no note refers to it
             throw error
@@ -143,7 +148,7 @@ public final class NotesStore {
     }
 
     /// A note for a recording already in the audio folder, with every stage queued, in one transaction.
-    func insertNote(stored: String, name: String, duration: Double, created: Date, tags: [String]) throws -> Int {
+    func insertNote(stored: String, name: String, duration: Double, created: Date, tags: [String], speakers: Int? = nil) throws -> Int {
         try guarded {
             try db.transaction {
                 try db.query("""
@@ -157,9 +162,17 @@ public final class NotesStore {
                                  [.integer(Int64(id)), .text(stage.rawValue), .integer(Int64(stage.position))])
                 }
                 try insertTags(tags, note: id)
+                if let speakers {
+                    try db.query("INSERT INTO note_speakers (note_id, count) VALUES (?, ?)", [.integer(Int64(id)), .integer(Int64(speakers))])
+                }
                 return id
             }
         }
+    }
+
+    /// How many people speak in note `id`, when whoever added it said.
+    public func speakerCount(of id: Int) throws -> Int? {
+        try guarded { try db.query("SELECT count FROM note_speakers WHERE note_id = ?", [.integer(Int64(id))]).first?.first?.int }
     }
 
     static func audioProblem(_ error: Error, path: String) -> String {

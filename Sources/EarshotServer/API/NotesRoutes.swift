@@ -35,7 +35,12 @@ enum NotesRoutes {
             let file = try request.requireFile("file")
             let tags = request.fields("tags").flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
                 .filter { !$0.isEmpty }
-            let note = try await services.notes().add(file: file.path, name: file.filename, tags: tags)
+            var speakers: Int?
+            if let count = request.field("speakers"), !count.isEmpty {  // how many people speak, when the uploader knows
+                guard let n = Int(count) else { throw HTTPError(400, "speakers must be a whole number; got '\(ShownText.echoed(count))'") }
+                speakers = n
+            }
+            let note = try await services.notes().add(file: file.path, name: file.filename, tags: tags, speakers: speakers)
             services.notesArrived.withLock { $0 = true }
             services.noteEvents.publish(.init(note: note.id, change: "added"))
             return .json(NotesExporter.document(note), status: 201)
