@@ -153,6 +153,7 @@ for (const list of [$("notes"), $("hits")]) {
 async function upload(blob, name) {
   const form = new FormData();
   form.append("file", blob, name);
+  if ($("speakers").value) form.append("speakers", $("speakers").value);  // else the voices are counted
   $("record-status").textContent = `Saving ${name}…`;
   try {
     const note = await Earshot.api("/api/notes", { method: "POST", body: form });
