@@ -172,6 +172,19 @@ public actor NotesLibrary {
         return (try? store.namedVoices()) ?? []
     }
 
+    /// Corrects segment `segment` (from 1) of a note: its words and/or its speaker (see `NotesStore.correct`).
+    @discardableResult
+    public func correct(_ id: Int, segment: Int, text: String? = nil, speaker: String? = nil, rewriteSummary: Bool = false) throws -> Correction {
+        try store.correct(id, segment: segment, text: text, speaker: speaker, rewriteSummary: rewriteSummary)
+    }
+
+    /// Undoes a note's last correction; nil when it has none.
+    @discardableResult
+    public func undoCorrection(_ id: Int) throws -> Correction? { try store.undoCorrection(id) }
+
+    /// A note's corrections, oldest first.
+    public func corrections(of id: Int) throws -> [Correction] { try store.corrections(of: id) }
+
     /// The people named in these notes, by their voiceprints (see the static `namedVoices(directory:)`).
     public func namedVoices() throws -> [Diarizer.NamedVoice] { try store.namedVoices() }
 

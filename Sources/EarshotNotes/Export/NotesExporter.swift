@@ -44,8 +44,10 @@ public enum NotesExporter {
                     .joined(separator: "\n") + "\n\n"
             }
             out += md ? "## Transcript\n\n" : "Transcript\n"
-            out += note.segments.map { "[\(durationText($0.start))] " + ($0.speaker.map { md ? "**\($0):** " : "\($0): " } ?? "") + $0.text }
-                .joined(separator: md ? "\n\n" : "\n") + "\n"
+            // numbered in plain text as `notes edit --segment` takes them
+            out += note.segments.enumerated().map { i, s in
+                (md ? "" : "\(i + 1). ") + "[\(durationText(s.start))] " + (s.speaker.map { md ? "**\($0):** " : "\($0): " } ?? "") + s.text
+            }.joined(separator: md ? "\n\n" : "\n") + "\n"
             return out
         }
     }

@@ -123,6 +123,10 @@ public enum NotesError: Error, LocalizedError, Equatable {
     case unknownAction(note: Int, item: Int, count: Int)
     /// A number of speakers a recording cannot have (1 to `Diarizer.maxSpeakers`).
     case badSpeakerCount(Int)
+    /// Note `note` has no segment `segment` (numbered from 1; it has `count`).
+    case unknownSegment(note: Int, segment: Int, count: Int)
+    /// A correction that cannot be made (empty text, nothing to change, a segment changed since).
+    case badCorrection(String)
 
     public var errorDescription: String? {
         switch self {
@@ -146,6 +150,9 @@ public enum NotesError: Error, LocalizedError, Equatable {
             return "note \(id) was deleted while its \(stage) stage ran; the result was dropped"
         case let .unknownPerson(id): return "no person with id \(id) (`earshot people list` shows who is known)"
         case let .badPeople(problem): return problem
+        case let .unknownSegment(note, segment, count):
+            return "note \(note) has no segment \(segment)" + (count == 0 ? ": its transcript is empty" : " (it has \(count), numbered from 1)")
+        case let .badCorrection(problem): return problem
         case let .badSpeakerCount(count):
             return "\(count) speakers: give a number from 1 to \(Diarizer.maxSpeakers), or leave it out to have the voices counted; nothing was stored"
         case let .unknownAction(note, item, count):

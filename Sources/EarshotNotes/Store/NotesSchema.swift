@@ -97,6 +97,18 @@ enum NotesSchema {
             count INTEGER NOT NULL
         );
         """,
+        // 6: corrections of a note's transcript, each segment as it was before and after, so the last can be undone
+        """
+        CREATE TABLE corrections (
+            id INTEGER PRIMARY KEY,
+            note_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
+            segment INTEGER NOT NULL,
+            before TEXT NOT NULL,
+            after TEXT NOT NULL,
+            at REAL NOT NULL
+        );
+        CREATE INDEX corrections_note ON corrections(note_id, id);
+        """,
     ]
 
     /// Brings the database up to the latest version. A store written by a newer Earshot is refused.

@@ -7,6 +7,7 @@ enum Routes {
         var router = Router()
         OpenAIRoutes.add(to: &router, services)
         NotesRoutes.add(to: &router, services)
+        CorrectionRoutes.add(to: &router, services)
         PeopleRoutes.add(to: &router, services)
         PeopleRoutes.addActions(to: &router, services)
         SoundRoutes.add(to: &router, services)

@@ -6,26 +6,92 @@ import Foundation
 enum NotesEditCommand {
     static let command = Command(
         name: "edit",
-        abstract: "Change a note's title or tags (a title set here is kept when the summary is rewritten).",
-        usage: "<id> [--title text] [--tag t1,t2] [--untag t]",
+        abstract: "Change a note's title or tags, or correct its transcript (a segment's words or speaker; undo the last).",
+        usage: "<id> [--title text] [--tag t1,t2] [--untag t] | <id> --segment N [--text words] [--speaker name] [--rewrite-summary] | <id> --undo | <id> --corrections [--json]",
+        discussion: """
+        A title set here is kept when the summary is rewritten. A corrected segment keeps its times; the note's words
+        search finds the corrected words at once, and meaning search once `earshot notes process` (or a running
+        `earshot serve`) has embedded it again — with --rewrite-summary, after its title, summary and action items are
+        written again. `earshot notes show ID` numbers the segments; every correction is kept, and --undo takes back the last.
+        """,
         options: [
             Option(name: "title", value: "text", help: "New title."),
             Option(name: "tag", value: "tags", help: "Comma-separated tags to add."),
             Option(name: "untag", value: "tags", help: "Comma-separated tags to remove."),
+            Option(name: "segment", value: "n", help: "The segment to correct, numbered from 1 as `notes show` numbers them."),
+            Option(name: "text", value: "words", help: "With --segment: what was really said."),
+            Option(name: "speaker", value: "name", help: "With --segment: who really said it (a name, or a voice of the note)."),
+            Option(name: "rewrite-summary", value: nil, help: "With --segment: write the title, summary and action items again."),
+            Option(name: "undo", value: nil, help: "Undo the note's last correction."),
+            Option(name: "corrections", value: nil, help: "List the note's corrections, oldest first."),
+            Option(name: "json", value: nil, help: "With --segment, --undo or --corrections: print JSON."),
         ],
-        examples: ["earshot notes edit 3 --title \"Launch plan\"", "earshot notes edit 3 --tag work,urgent --untag home"],
+        examples: ["earshot notes edit 3 --title \"Launch plan\"", "earshot notes edit 3 --tag work,urgent --untag home",
+                   "earshot notes edit 3 --segment 4 --text \"Send the deck to Priya by Friday.\"",
+                   "earshot notes edit 3 --segment 5 --speaker Ruth", "earshot notes edit 3 --undo", "earshot notes edit 3 --corrections"],
         run: run)
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         let id = try NotesCommand.noteID(args.positionals.first, args)
+        if args.value("segment") != nil || args.flag("undo") || args.flag("corrections") { return try await correct(id, args) }
+        if args.value("text") != nil || args.value("speaker") != nil || args.flag("rewrite-summary") {
+            throw UsageError(message: "--text, --speaker and --rewrite-summary correct a segment: give --segment N", path: args.path)
+        }
         let title = args.value("title")?.trimmingCharacters(in: .whitespacesAndNewlines)
         if let title, title.isEmpty { throw UsageError(message: "--title cannot be empty", path: args.path) }
         guard title != nil || args.value("tag") != nil || args.value("untag") != nil else {
-            throw UsageError(message: "give --title, --tag or --untag", path: args.path)
+            throw UsageError(message: "give --title, --tag or --untag (or --segment N to correct the transcript)", path: args.path)
         }
         try await NotesLibrary().edit(id, title: title, addTags: NotesCommand.tags(args.value("tag")), removeTags: NotesCommand.tags(args.value("untag")))
         print("note \(id) updated")
         return 0
+    }
+
+    /// `--segment`, `--undo` or `--corrections`: the transcript corrected, its last correction undone, or its corrections.
+    private static func correct(_ id: Int, _ args: ParsedArguments) async throws -> Int32 {
+        let modes = [args.value("segment") != nil, args.flag("undo"), args.flag("corrections")].filter { $0 }.count
+        if modes > 1 || args.value("title") != nil || args.value("tag") != nil || args.value("untag") != nil {
+            throw UsageError(message: "--segment, --undo and --corrections go alone (not with each other, --title or tags)", path: args.path)
+        }
+        let library = try NotesLibrary()
+        if args.flag("corrections") {
+            let corrections = try await library.corrections(of: id)
+            if args.flag("json") { try JSONOutput.document(corrections); return 0 }
+            if corrections.isEmpty { print("note \(id) has no corrections") }
+            for c in corrections {
+                print("\(NotesExporter.dateText(c.at))  segment \(c.segment): \(describe(c))")
+            }
+            return 0
+        }
+        if args.flag("undo") {
+            guard let undone = try await library.undoCorrection(id) else {
+                print("note \(id) has no correction to undo")
+                return 0
+            }
+            if args.flag("json") { try JSONOutput.document(undone); return 0 }
+            print("note \(id), segment \(undone.segment) is again: \(ShownText.escaped(undone.before.text))")
+            return 0
+        }
+        let segment = try args.int("segment", default: 1, range: 1...1_000_000)
+        guard args.value("text") != nil || args.value("speaker") != nil else {
+            throw UsageError(message: "give --text (what was said) and/or --speaker (who said it) for segment \(segment)", path: args.path)
+        }
+        let correction = try await library.correct(id, segment: segment, text: args.value("text"), speaker: args.value("speaker"),
+                                                   rewriteSummary: args.flag("rewrite-summary"))
+        if args.flag("json") { try JSONOutput.document(correction); return 0 }
+        print("note \(id), segment \(segment): \(describe(correction))")
+        print(args.flag("rewrite-summary") ? "its title, summary and action items are written again by `earshot notes process` (or a running `earshot serve`)"
+              : "its summary is as it was: add --rewrite-summary to write it again from the corrected transcript")
+        return 0
+    }
+
+    private static func describe(_ c: Correction) -> String {
+        var parts: [String] = []
+        if c.before.text != c.after.text { parts.append("\"\(ShownText.escaped(c.before.text))\" → \"\(ShownText.escaped(c.after.text))\"") }
+        if c.before.speaker != c.after.speaker {
+            parts.append("said by \(ShownText.escaped(c.after.speaker ?? "?")) (was \(ShownText.escaped(c.before.speaker ?? "unlabelled")))")
+        }
+        return parts.isEmpty ? "unchanged" : parts.joined(separator: "; ")
     }
 }
 
