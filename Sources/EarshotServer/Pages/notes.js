@@ -41,7 +41,7 @@ async function refresh() {
 async function show(id, focus = true) {
   const note = await Earshot.api(`/api/notes/${id}`);
   const status = stageStatus(note.stages);
-  current = { id, status };
+  current = { id, status, note };
   $("note").hidden = false;
   $("note-title").textContent = note.title || `(untitled: ${note.source})`;
   $("note-status").outerHTML = badge(status).replace("<span", '<span id="note-status"');
@@ -136,7 +136,70 @@ $("note-actions").addEventListener("click", (event) => {
   $("player").currentTime = Number(b.dataset.start);
   $("player").play().catch(() => {});
 });
+// correcting: a click on a sentence opens it for editing instead of playing it; the times stay, the words change
+let correcting = false;
+async function showUndo() {
+  if (!current) return;
+  try {
+    const corrections = await Earshot.api(`/api/notes/${current.id}/corrections`);
+    $("undo-correction").hidden = corrections.length === 0;
+  } catch (error) {
+    $("undo-correction").hidden = true;
+  }
+}
+$("correct-toggle").addEventListener("click", () => {
+  correcting = !correcting;
+  $("correct-toggle").setAttribute("aria-pressed", String(correcting));
+  $("correct-toggle").textContent = correcting ? "Done correcting" : "Correct the transcript";
+  $("note-transcript").classList.toggle("correcting", correcting);
+  $("correct-status").textContent = correcting ? "Click a sentence to correct it." : "";
+  showUndo();
+});
+function openCorrection(index) {
+  const segment = current.note.segments[index];
+  const shown = document.querySelector(`#note-transcript [data-index="${index}"]`);
+  if (!segment || !shown) return;
+  shown.outerHTML = `<form class="correct-form row" data-index="${index}">
+    <label class="sr-only" for="correct-text">Corrected sentence</label>
+    <input id="correct-text" class="grow" maxlength="2000" value="${Earshot.escape(segment.text.trim())}">
+    <button type="submit">Save</button> <button type="button" class="secondary" data-cancel>Cancel</button></form>`;
+  $("correct-text").focus();
+}
+$("note-transcript").addEventListener("submit", async (event) => {
+  const form = event.target.closest("form.correct-form");
+  if (!form || !current) return;
+  event.preventDefault();
+  try {
+    await Earshot.api(`/api/notes/${current.id}/segments/${Number(form.dataset.index) + 1}`, { method: "PATCH",
+      headers: { "Content-Type": "application/json" }, body: JSON.stringify({ text: $("correct-text").value }) });
+    $("correct-status").textContent = "Corrected: search finds the new words now.";
+    await show(current.id, false);
+    showUndo();
+  } catch (error) {
+    Earshot.showError($("correct-status"), error.message);
+  }
+});
+$("undo-correction").addEventListener("click", async () => {
+  if (!current) return;
+  try {
+    const result = await Earshot.api(`/api/notes/${current.id}/corrections/undo`, { method: "POST" });
+    $("correct-status").textContent = result.undone ? `Sentence ${result.undone.segment} is as it was.` : "Nothing to undo.";
+    await show(current.id, false);
+    showUndo();
+  } catch (error) {
+    Earshot.showError($("correct-status"), error.message);
+  }
+});
 $("note-transcript").addEventListener("click", (event) => {
+  if (event.target.closest("form.correct-form")) {
+    if (event.target.closest("button[data-cancel]")) show(current.id, false);
+    return;
+  }
+  if (correcting) {
+    const shown = event.target.closest("[data-index]");
+    if (shown) openCorrection(Number(shown.dataset.index));
+    return;
+  }
   const b = event.target.closest("button");
   if (!b) return;
   $("player").currentTime = Number(b.dataset.start);
