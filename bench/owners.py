@@ -56,7 +56,7 @@ def judged():
 
 
 def score(notes, results, how="default model"):
-    found = right = asked = extra = empty_right = empty = 0
+    found = right = asked = extra = empty_right = empty = misheard = 0
     misses = []
     for note, result in zip(notes, results):
         items = list(zip(result["actions"], result["owners"]))
@@ -65,11 +65,14 @@ def score(notes, results, how="default model"):
             asked += 1
             match = next((i for i, (line, _) in enumerate(items) if i not in used and holds(line, want["words"])), None)
             if match is None:
-                misses.append(f"dropped: {want['words']} ({note['kind']}) — items: {result['actions']}")
+                # through audio: a commitment whose key words the transcript does not hold was misheard, not dropped
+                lost = "transcript" in result and not holds(result["transcript"], want["words"])
+                misheard += lost
+                misses.append(f"{'misheard' if lost else 'dropped'}: {want['words']} ({note['kind']}) — items: {result['actions']}")
                 continue
             used.add(match)
             found += 1
-            if items[match][1] == want["owner"]:
+            if (items[match][1] or None) == (want["owner"] or None):
                 right += 1
             else:
                 misses.append(f"owner: '{items[match][0]}' is {items[match][1] or 'nobody'}'s, not {want['owner'] or 'nobody'}'s")
@@ -86,6 +89,9 @@ def score(notes, results, how="default model"):
     print("|---|---|---|---|")
     print(f"| {found}/{asked} ({100 * found / asked:.0f}%) | {right}/{found} ({100 * right / max(1, found):.0f}%) | {extra} | "
           f"{empty_right}/{empty} |")
+    if any("transcript" in r for r in results):
+        print(f"\nof the {asked - found} not found, {misheard} were misheard (their key words are not in the transcript); "
+              f"of those heard, {found}/{asked - misheard} found")
     for m in misses:
         print("  " + m)
 
@@ -147,7 +153,7 @@ def audio(notes):
                                              capture_output=True, text=True).stdout)
             mapped = lambda owner: speaker_of(owner, note["segments"], times[n]) if owner else None
             results.append({"actions": [a["text"] for a in note["actions"]], "owners": [mapped(a.get("owner")) for a in note["actions"]],
-                            "seconds": each})
+                            "seconds": each, "transcript": note["transcript"]})
             labels = sorted({s.get("speaker") for s in note["segments"] if s.get("speaker")})
             truth = sorted({t[2] for t in times[n]})
             if len(labels) != len(truth):

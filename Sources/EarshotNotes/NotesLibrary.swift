@@ -145,6 +145,33 @@ public actor NotesLibrary {
         return enrolled
     }
 
+    /// Enrols a named person from their speech in the notes (their longest appearances first, up to what enrolment
+    /// uses), so that they are recognised wherever an enrolled voice is — live lines, `voice verify`/`identify` — not
+    /// only where voices are compared to the notes' voiceprints.
+    public func enrollPerson(_ id: Int, voices: VoiceID) async throws -> VoiceID.Enrollment {
+        let person = try store.person(id)
+        guard let name = person.name else {
+            throw NotesError.badPeople("\(person.displayName) has no name yet: name them first, then enrol them")
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-enrol-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var clips: [String] = [], seconds = 0.0
+        for appearance in person.appearances.sorted(by: { $0.seconds > $1.seconds }) where seconds < NoteSpeech.maximumSeconds {
+            let note = try store.note(appearance.note)
+            let part = folder.appendingPathComponent("\(note.id)")
+            try FileManager.default.createDirectory(at: part, withIntermediateDirectories: true)
+            // a note in which they say too little adds nothing; the others still do
+            guard let more = try? NoteSpeech.clips(of: note.speakers.isEmpty ? nil : appearance.label, in: note, to: part) else { continue }
+            clips += more
+            seconds += appearance.seconds
+        }
+        guard !clips.isEmpty else {
+            throw NotesError.badPeople("\(name) says too little in the notes to enrol (\(Int(NoteSpeech.minimumSeconds)) s in one note at least)")
+        }
+        return try await voices.enroll(name, clips: clips)
+    }
+
     /// Everyone heard in the notes (each voice linked to the person it is when its note was transcribed), the most
     /// notes first; unnamed people are `Voice ID` until someone names them.
     public func people() throws -> [Person] { try store.people() }

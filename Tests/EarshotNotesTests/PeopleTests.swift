@@ -279,6 +279,20 @@ final class PeopleTests: XCTestCase {
         XCTAssertEqual(try store.note(second).speakers, ["Ruth"])
         XCTAssertEqual(try store.note(other).speakers, [])
         XCTAssertEqual(try store.list(speaker: "Ruth").map(\.id).sorted(), [first, second])
+
+        // enrolled from her notes: known wherever an enrolled voice is (live lines, verify, identify)
+        let library = try NotesLibrary(directory: fixture.notesDirectory, modelStore: fixture.modelStore)
+        let profiles = VoiceProfileStore(store: fixture.modelStore)
+        let voices = try VoiceID(profiles: profiles, background: BackgroundSpeakers(), store: fixture.modelStore)
+        do {
+            _ = try await library.enrollPerson(people[1].id, voices: voices)
+            XCTFail("an unnamed person is not enrolled")
+        } catch { XCTAssertTrue(error is NotesError, "\(error)") }
+        let enrolled = try await library.enrollPerson(people[0].id, voices: voices)
+        XCTAssertEqual(enrolled.name, "Ruth")
+        XCTAssertEqual(profiles.names(), ["Ruth"])
+        let heard = try await voices.identify(file: try fixture.speech(Sentences.all[6], name: "d.wav", voice: "en-us+m5"))
+        XCTAssertEqual(heard.speaker, "Ruth")
     }
 
     func testVoiceLinkingAloneWithoutAStore() {

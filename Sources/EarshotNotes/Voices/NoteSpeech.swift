@@ -12,11 +12,12 @@ enum NoteSpeech {
     /// Enough for a profile (5 clips of 10 s is what enrolment does best with); a long note gives no more.
     static let maximumSeconds = 50.0
 
-    /// Writes the clips as WAV files into `directory`; returns their paths.
-    static func clips(of speaker: String, in note: Note, to directory: URL) throws -> [String] {
-        let spans = note.segments.filter { $0.speaker == speaker }.map { ($0.start, $0.end) }
+    /// Writes the clips as WAV files into `directory`; returns their paths. `speaker` nil: every segment, the voice
+    /// of a note of one voice (whose segments carry no label).
+    static func clips(of speaker: String?, in note: Note, to directory: URL) throws -> [String] {
+        let spans = note.segments.filter { speaker == nil || $0.speaker == speaker }.map { ($0.start, $0.end) }
         guard !spans.isEmpty else {
-            throw NotesError.unknownSpeaker(note: note.id, speaker: speaker, speakers: note.speakers)
+            throw NotesError.unknownSpeaker(note: note.id, speaker: speaker ?? "", speakers: note.speakers)
         }
         // the recording is read a block at a time and only the voice's spans kept, so a long note costs no memory
         let stream = try AudioFileStream(path: note.audioPath, sampleRate: SpeakerEncoder.sampleRate)
@@ -33,7 +34,7 @@ enum NoteSpeech {
             position += block.count
         }
         let seconds = Double(speech.count) / rate
-        guard seconds >= minimumSeconds else { throw NotesError.tooLittleSpeech(note: note.id, speaker: speaker, seconds: seconds) }
+        guard seconds >= minimumSeconds else { throw NotesError.tooLittleSpeech(note: note.id, speaker: speaker ?? "its voice", seconds: seconds) }
         let count = max(3, min(5, Int(seconds / secondsPerClip)))
         let length = speech.count / count
         return try (0..<count).map { i in

@@ -5,7 +5,7 @@ import Foundation
 /// People heard in the notes: list, one person, name them (every note of theirs follows), merge two, split one
 /// note's voice off, forget one.
 enum PeopleRoutes {
-    struct Rename: Codable, Sendable { var name: String }
+    struct Rename: Codable, Sendable { var name: String; var enroll: Bool? }
     struct Merge: Codable, Sendable { var other: Int }
     struct Split: Codable, Sendable { var note: Int }
     /// A person after a change, and the notes whose labels it changed (their summaries are written again).
@@ -30,6 +30,7 @@ enum PeopleRoutes {
             } else {
                 person = try await notes.person(id)
             }
+            if rename.enroll == true { _ = try await notes.enrollPerson(person.id, voices: try services.voices()) }
             return .json(Changed(person: person, notes: published(changed, services)))
         }
         router.add("DELETE", "/api/people/:id") { request, p in

@@ -31,6 +31,7 @@ async function refresh() {
         <form class="row name-person" data-id="${p.id}">
           <label for="name-${p.id}">${p.name ? "Rename" : "Who is this?"}</label>
           <input id="name-${p.id}" type="text" class="grow" maxlength="80" placeholder="a name, e.g. Ruth" required>
+          <label class="muted"><input type="checkbox" data-enroll> and recognise them live</label>
           <button type="submit">${p.name ? "Rename" : "Name"}</button>
           <button type="button" class="danger" data-forget="${p.id}">Forget…</button>
         </form>
@@ -45,13 +46,16 @@ $("people").addEventListener("submit", async (event) => {
   const form = event.target.closest("form.name-person");
   if (!form) return;
   event.preventDefault();
-  const name = form.querySelector("input").value;
+  const name = form.querySelector("input[type=text]").value;
+  const enroll = form.querySelector("input[data-enroll]").checked;
+  if (enroll) $("people-status").textContent = `Enrolling ${name}…`;
   try {
     const changed = await Earshot.api(`/api/people/${form.dataset.id}`, { method: "PATCH",
-      headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name }) });
+      headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name, enroll }) });
     $("people-status").textContent = changed.notes.length
       ? `${changed.person.name} is named in note${changed.notes.length === 1 ? "" : "s"} ${changed.notes.join(", ")}; their summaries are being written again.`
       : `${changed.person.name}: no note's labels changed.`;
+    if (enroll) $("people-status").textContent += ` Enrolled: live lines will name ${changed.person.name} too.`;
     await refresh();
   } catch (error) {
     Earshot.showError($("people-status"), error.message);

@@ -1,5 +1,6 @@
 import EarshotCore
 import EarshotNotes
+import EarshotVoice
 import Foundation
 
 /// `earshot people ...`: the people heard in the notes, each voice linked across notes to the person it is, named once.
@@ -91,15 +92,22 @@ enum PeopleRenameCommand {
     static let command = Command(
         name: "rename",
         abstract: "Name a person in every note they are heard in (a name someone else has makes the two one person).",
-        usage: "<id> <name>",
-        examples: ["earshot people rename 7 Ruth", "earshot people rename 7 \"Ruth Jones\""],
+        usage: "<id> <name> [--enroll]",
+        options: [Option(name: "enroll", value: nil,
+                         help: "Also enrol them from their speech in the notes: live lines, verify and identify know them too.")],
+        examples: ["earshot people rename 7 Ruth", "earshot people rename 7 \"Ruth Jones\"", "earshot people rename 7 Ruth --enroll"],
         run: run)
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         let id = try PeopleCommand.personID(args.positionals.first, args)
         guard args.positionals.count == 2 else { throw UsageError(message: "give the person's id and their name", path: args.path) }
         let name = args.positionals[1].trimmingCharacters(in: .whitespacesAndNewlines)
-        PeopleCommand.renamed(try await NotesLibrary().renamePerson(id, to: name), name: name)
+        let library = try NotesLibrary()
+        PeopleCommand.renamed(try await library.renamePerson(id, to: name), name: name)
+        if args.flag("enroll"), let person = try await library.person(named: name) {
+            let enrolled = try await library.enrollPerson(person.id, voices: try VoiceID())
+            print("enrolled \(enrolled.name): \(enrolled.clips) clips, \(String(format: "%.1f", enrolled.speechSeconds)) s of speech")
+        }
         return 0
     }
 }
@@ -135,9 +143,7 @@ enum PeopleSplitCommand {
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         guard args.positionals.count == 2 else { throw UsageError(message: "give the person's id and the note's id", path: args.path) }
         let id = try PeopleCommand.personID(args.positionals[0], args)
-        guard let note = Int(args.positionals[1]), note > 0 else {
-            throw UsageError(message: "'\(args.positionals[1])' is not a note's id", path: args.path)
-        }
+        let note = try NotesCommand.noteID(args.positionals[1], args)
         let library = try NotesLibrary()
         let before = try await library.person(id)
         let other = try await library.person(try await library.splitPerson(id, note: note))
