@@ -1,3 +1,5 @@
+import EarshotCore
+
 /// Maps method + path to a handler. Patterns are segments; ":name" captures one segment.
 struct Router: Sendable {
     typealias Handler = @Sendable (HTTPRequest, Parameters) async throws -> HTTPResponse
@@ -8,7 +10,9 @@ struct Router: Sendable {
 
         /// A captured id that must be a positive whole number.
         func id(_ name: String) throws -> Int {
-            guard let id = Int(self[name]), id > 0 else { throw HTTPError(404, "'\(self[name])' is not a note id") }
+            guard let id = Int(self[name]), id > 0 else {
+                throw HTTPError(404, "'\(ShownText.echoed(self[name]))' is not \(name == "id" ? "an id" : "a \(name) number"): give a whole number from 1")
+            }
             return id
         }
     }
