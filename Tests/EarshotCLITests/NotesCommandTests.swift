@@ -19,6 +19,11 @@ final class NotesCommandTests: XCTestCase {
             XCTAssertEqual(r.status, 0, sub)
             XCTAssertTrue(r.stdout.contains("EXAMPLES:"), sub)
         }
+        for sub in ["list", "show", "rename", "merge", "split", "forget"] {
+            let r = try CLI.run(["people", sub, "--help"], environment: env)
+            XCTAssertEqual(r.status, 0, sub)
+            XCTAssertTrue(r.stdout.contains("EXAMPLES:"), sub)
+        }
     }
 
     func testActionsAndForgettingSayWhatIsWrong() throws {
@@ -38,6 +43,39 @@ final class NotesCommandTests: XCTestCase {
         XCTAssertNotEqual(forget.status, 0)
         XCTAssertTrue(forget.stderr.contains("no person with id 3"), forget.stderr)
         XCTAssertEqual(try CLI.run(["people", "forget", "--help"], environment: env).status, 0)
+    }
+
+    /// Corrections, a speaker count and splitting a person, each asked wrongly: a usage error (2) or the store's own
+    /// reason (1), naming what is wrong, and nothing stored.
+    func testCorrectionsCountsAndSplitsSayWhatIsWrong() throws {
+        let wav = home.appendingPathComponent("memo.wav")
+        try TestAudio.speak("Book the café for Friday.", to: wav)
+        for (args, status, says) in [
+            (["notes", "add", wav.path, "--speakers", "0"], 2, "--speakers"),
+            (["notes", "add", wav.path, "--speakers", "21"], 2, "--speakers"),
+            (["notes", "edit", "1", "--text", "Book the cafe."], 2, "give --segment N"),
+            (["notes", "edit", "1", "--segment", "1"], 2, "give --text"),
+            (["notes", "edit", "1", "--undo", "--corrections"], 2, "go alone"),
+            (["people", "split", "1"], 2, "the person's id and the note's id"),
+            (["people", "split", "1", "x"], 2, "'x' is not a note id"),
+        ] {
+            let r = try CLI.run(args, environment: env)
+            XCTAssertEqual(r.status, Int32(status), "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(says), "\(args): \(r.stderr)")
+        }
+        let listed = try CLI.run(["notes", "list", "--json"], environment: env).stdout
+        XCTAssertEqual((try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [Any])?.count, 0, "nothing stored: \(listed)")
+        let added = try CLI.run(["notes", "add", wav.path, "--speakers", "2"], environment: env)
+        XCTAssertEqual(added.status, 0, added.stderr)
+        // not transcribed yet: nothing to correct, and no corrections to list or undo
+        let early = try CLI.run(["notes", "edit", "1", "--segment", "1", "--text", "Book the cafe."], environment: env)
+        XCTAssertEqual(early.status, 1)
+        XCTAssertTrue(early.stderr.contains("not transcribed yet"), early.stderr)
+        XCTAssertEqual(try CLI.run(["notes", "edit", "1", "--corrections"], environment: env).stdout, "note 1 has no corrections\n")
+        XCTAssertEqual(try CLI.run(["notes", "edit", "1", "--undo"], environment: env).stdout, "note 1 has no correction to undo\n")
+        let split = try CLI.run(["people", "split", "4", "1"], environment: env)
+        XCTAssertEqual(split.status, 1)
+        XCTAssertTrue(split.stderr.contains("no person with id 4"), split.stderr)
     }
 
     func testRecordFromStandardInputSavesWhatWasRecorded() throws {
