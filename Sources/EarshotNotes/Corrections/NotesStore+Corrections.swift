@@ -100,9 +100,16 @@ extension NotesStore {
         }
     }
 
-    /// Inside a transaction: the note's segments, and its transcript (the segments' words) with them.
+    /// Inside a transaction: note `id` has no corrections to undo any more — its transcript was made again, or what a
+    /// forgotten person said was redacted (the corrections hold the words as they were).
+    func dropCorrections(of id: Int) throws {
+        try db.query("DELETE FROM corrections WHERE note_id = ?", [.integer(Int64(id))])
+    }
+
+    /// Inside a transaction: the note's segments, and its transcript (the segments' words, as `Transcript.text` joins
+    /// them) with them.
     private func storeSegments(_ segments: [TranscriptSegment], of id: Int) throws {
-        let transcript = segments.map { $0.text.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " ")
+        let transcript = segments.map(\.text).joined(separator: " ")
         try db.query("UPDATE notes SET segments = ?, transcript = ? WHERE id = ?",
                      [.text(try Self.json(segments)), .text(transcript), .integer(Int64(id))])
     }

@@ -101,7 +101,7 @@ extension NotesStore {
                 title_by = CASE WHEN title_by = 'user' THEN title_by ELSE 'extract' END WHERE id = ?
                 """, [.text(encoded), .text(transcript), .text(recording), .text(Titles.keywords(from: transcript)), .integer(Int64(note.id))])
             // the corrections kept for undoing hold the words as they were: what they said goes from there too
-            try db.query("DELETE FROM corrections WHERE note_id = ?", [.integer(Int64(note.id))])
+            try dropCorrections(of: note.id)
         } else {
             var actions = note.actions
             for i in actions.indices where actions[i].person == id || actions[i].owner == label {

@@ -204,7 +204,7 @@ public final class NotesPipeline {
                 // each voice linked to the person it is, in the transaction that stores the transcript
                 let names = try store.linkVoices(of: id, speakers: voices.speakers)
                 // a transcript made again replaces the corrected one: nothing is left to undo
-                try store.db.query("DELETE FROM corrections WHERE note_id = ?", [.integer(Int64(id))])
+                try store.dropCorrections(of: id)
                 let segments = try Self.storedSegments(transcript, voices: voices, names: names)
                 return ("""
                     transcript = ?, segments = ?, duration = ?,
