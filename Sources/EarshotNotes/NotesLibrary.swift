@@ -136,13 +136,36 @@ public actor NotesLibrary {
         let name = try NotesStore.speakerName(name)
         let note = try store.note(id)
         guard note.isTranscribed else { throw NotesError.notTranscribed(id) }
+        let enrolled = try await withClipFolder { folder in
+            try await voices.enroll(name, clips: try NoteSpeech.clips(of: speaker.precomposedStringWithCanonicalMapping, in: note, to: folder))
+        }
+        try store.renameSpeaker(id, from: speaker, to: name)
+        return enrolled
+    }
+
+    /// Runs `body` with a folder of its own for enrolment clips, removed afterwards.
+    private func withClipFolder<T>(_ body: (URL) async throws -> T) async throws -> T {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-enrol-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let clips = try NoteSpeech.clips(of: speaker.precomposedStringWithCanonicalMapping, in: note, to: folder)
-        let enrolled = try await voices.enroll(name, clips: clips)
-        try store.renameSpeaker(id, from: speaker, to: name)
-        return enrolled
+        return try await body(folder)
+    }
+
+    /// A person named, the notes whose labels that changed, and their enrolment when one was asked for.
+    public struct Named: Sendable {
+        public var person: Person
+        public var notes: [Int]
+        public var enrollment: VoiceID.Enrollment? = nil
+    }
+
+    /// Names person `id` in every note they are heard in (as `renamePerson`; a name someone else has makes them that
+    /// person) and, with `voices`, enrols them from their speech in the notes (`enrollPerson`; the name stays when that
+    /// fails). The person returned is the one who has the name now.
+    public func namePerson(_ id: Int, as name: String, enrollingWith voices: VoiceID? = nil) async throws -> Named {
+        let notes = try store.renamePerson(id, to: name)
+        let person = try store.person(named: try NotesStore.speakerName(name)) ?? store.person(id)
+        guard let voices else { return Named(person: person, notes: notes) }
+        return Named(person: person, notes: notes, enrollment: try await enrollPerson(person.id, voices: voices))
     }
 
     /// Enrols a named person from their speech in the notes (their longest appearances first, up to what enrolment
@@ -153,23 +176,24 @@ public actor NotesLibrary {
         guard let name = person.name else {
             throw NotesError.badPeople("\(person.displayName) has no name yet: name them first, then enrol them")
         }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("earshot-enrol-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        var clips: [String] = [], seconds = 0.0
-        for appearance in person.appearances.sorted(by: { $0.seconds > $1.seconds }) where seconds < NoteSpeech.maximumSeconds {
-            let note = try store.note(appearance.note)
-            let part = folder.appendingPathComponent("\(note.id)")
-            try FileManager.default.createDirectory(at: part, withIntermediateDirectories: true)
-            // a note in which they say too little adds nothing; the others still do
-            guard let more = try? NoteSpeech.clips(of: note.speakers.isEmpty ? nil : appearance.label, in: note, to: part) else { continue }
-            clips += more
-            seconds += appearance.seconds
+        return try await withClipFolder { folder in
+            var clips: [String] = [], seconds = 0.0
+            for appearance in person.appearances.sorted(by: { $0.seconds > $1.seconds }) where seconds < NoteSpeech.maximumSeconds {
+                let note = try store.note(appearance.note)
+                let part = folder.appendingPathComponent("\(note.id)")
+                try FileManager.default.createDirectory(at: part, withIntermediateDirectories: true)
+                do {
+                    clips += try NoteSpeech.clips(of: note.speakers.isEmpty ? nil : appearance.label, in: note, to: part)
+                    seconds += appearance.seconds
+                } catch NotesError.tooLittleSpeech {
+                    continue  // a note in which they say too little adds nothing; the others still do
+                }
+            }
+            guard !clips.isEmpty else {
+                throw NotesError.badPeople("\(name) says too little in the notes to enrol (\(Int(NoteSpeech.minimumSeconds)) s in one note at least)")
+            }
+            return try await voices.enroll(name, clips: clips)
         }
-        guard !clips.isEmpty else {
-            throw NotesError.badPeople("\(name) says too little in the notes to enrol (\(Int(NoteSpeech.minimumSeconds)) s in one note at least)")
-        }
-        return try await voices.enroll(name, clips: clips)
     }
 
     /// Everyone heard in the notes (each voice linked to the person it is when its note was transcribed), the most

@@ -20,18 +20,9 @@ enum PeopleRoutes {
         }
         router.add("PATCH", "/api/people/:id") { request, p in
             let rename = try request.json(Rename.self)
-            let notes = try services.notes()
-            let id = try p.id("id")
-            let changed = try await notes.renamePerson(id, to: rename.name)
-            // a name someone else had makes the two one person: the one left is the one that has the name now
-            let person: Person
-            if let named = try await notes.person(named: rename.name.trimmingCharacters(in: .whitespacesAndNewlines)) {
-                person = named
-            } else {
-                person = try await notes.person(id)
-            }
-            if rename.enroll == true { _ = try await notes.enrollPerson(person.id, voices: try services.voices()) }
-            return .json(Changed(person: person, notes: published(changed, services)))
+            let named = try await services.notes().namePerson(try p.id("id"), as: rename.name,
+                                                              enrollingWith: rename.enroll == true ? try services.voices() : nil)
+            return .json(Changed(person: named.person, notes: published(named.notes, services)))
         }
         router.add("DELETE", "/api/people/:id") { request, p in
             let redact = try request.flag("redact")

@@ -103,9 +103,10 @@ enum PeopleRenameCommand {
         guard args.positionals.count == 2 else { throw UsageError(message: "give the person's id and their name", path: args.path) }
         let name = args.positionals[1].trimmingCharacters(in: .whitespacesAndNewlines)
         let library = try NotesLibrary()
-        PeopleCommand.renamed(try await library.renamePerson(id, to: name), name: name)
-        if args.flag("enroll"), let person = try await library.person(named: name) {
-            let enrolled = try await library.enrollPerson(person.id, voices: try VoiceID())
+        let named = try await library.namePerson(id, as: name)
+        PeopleCommand.renamed(named.notes, name: named.person.displayName)  // said before enrolling, which may fail
+        if args.flag("enroll") {
+            let enrolled = try await library.enrollPerson(named.person.id, voices: try VoiceID())
             print("enrolled \(enrolled.name): \(enrolled.clips) clips, \(String(format: "%.1f", enrolled.speechSeconds)) s of speech")
         }
         return 0
