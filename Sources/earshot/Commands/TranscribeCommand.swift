@@ -85,13 +85,13 @@ enum TranscribeCommand {
             let transcriber = try Transcriber.shared(speech, windowsAtOnce: windows)
             let diarizer = speakers ? try Diarizer() : nil
             // the people named in the notes are named here too, as enrolled people are
-            var voices = Diarizer.Options(numSpeakers: numSpeakers)
-            if speakers { voices.voices = NotesLibrary.namedVoices() }
+            var diarization = Diarizer.Options(numSpeakers: numSpeakers)
+            if speakers { diarization.voices = NotesLibrary.namedVoices() }
             for path in args.positionals {
                 // drawn only once the work has taken a second, so short files never flash a bar
                 let bar = ProgressBar(label: (path as NSString).lastPathComponent, total: 1, enabled: showProgress, after: 1)
                 let result = await outcome {
-                    try await read(path, with: transcriber, diarizer: diarizer, voices: voices, keepWords: args.flag("words")) { bar.update($0) }
+                    try await read(path, with: transcriber, diarizer: diarizer, diarization: diarization, keepWords: args.flag("words")) { bar.update($0) }
                 }
                 bar.finish()
                 try emit(path, result)
@@ -121,8 +121,8 @@ enum TranscribeCommand {
         return 1
     }
 
-    /// One file read: its transcript, labelled by speaker with `diarizer` (and `voices`, its options).
-    static func read(_ path: String, with transcriber: Transcriber, diarizer: Diarizer?, voices options: Diarizer.Options = .init(), keepWords: Bool,
+    /// One file read: its transcript, labelled by speaker with `diarizer` (run with `diarization`).
+    static func read(_ path: String, with transcriber: Transcriber, diarizer: Diarizer?, diarization: Diarizer.Options = .init(), keepWords: Bool,
                      progress: @escaping @Sendable (Double) -> Void) async throws -> Read {
         let started = Date()
         guard let diarizer else {
@@ -134,7 +134,7 @@ enum TranscribeCommand {
         defer { copy.map { try? FileManager.default.removeItem(at: $0) } }
         let file = copy?.path ?? path
         var transcript = try await transcriber.transcribe(file: file, source: path) { progress($0 * 0.8) }
-        let voices = try diarizer.diarize(file: file, options: options) { read, total in
+        let voices = try diarizer.diarize(file: file, options: diarization) { read, total in
             if let total, total > 0 { progress(0.8 + 0.2 * min(1, read / total)) }
         }
         transcript = transcript.labelled(by: voices)
