@@ -1,21 +1,22 @@
 """Real voices from ../shared/data for the people benchmarks (bench/people.py, bench/named_diarization.py): clips
 read as 16 kHz mono with the silence at either end cut, WAV written back, and each recurring speaker's files."""
 import os
-import subprocess
+import sys
 import wave
 
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DATA = os.environ.get("EARSHOT_DATA") or os.path.join(ROOT, "..", "shared", "data")
-RATE = 16000
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import conversations  # noqa: E402  (the conversations tool reads clips the same way)
+
+DATA = conversations.DATA
+RATE = conversations.RATE
 
 
 def read(path):
     """A clip as 16 kHz mono float32, without the near-silence at either end."""
-    raw = subprocess.run(["sox", path, "-t", "raw", "-r", str(RATE), "-e", "floating-point", "-b", "32", "-c", "1", "-"],
-                         check=True, capture_output=True).stdout
-    x = np.frombuffer(raw, dtype=np.float32)
+    x = conversations.read(path)
     loud = np.flatnonzero(np.abs(x) > np.abs(x).max() * 0.01)
     return x[loud[0]:loud[-1] + 1] if len(loud) else x
 
