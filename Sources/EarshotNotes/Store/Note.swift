@@ -151,7 +151,8 @@ public enum NotesError: Error, LocalizedError, Equatable {
         case let .unknownPerson(id): return "no person with id \(id) (`earshot people list` shows who is known)"
         case let .badPeople(problem): return problem
         case let .unknownSegment(note, segment, count):
-            return "note \(note) has no segment \(segment)" + (count == 0 ? ": its transcript is empty" : " (it has \(count), numbered from 1)")
+            return "note \(note) has no segment \(segment)" + (count == 0 ? ": its transcript is empty"
+                : " (it has \(count), numbered from 1 as `earshot notes show \(note)` numbers them)")
         case let .badCorrection(problem): return problem
         case let .badSpeakerCount(count):
             return "\(count) speakers: give a number from 1 to \(Diarizer.maxSpeakers), or leave it out to have the voices counted; nothing was stored"
