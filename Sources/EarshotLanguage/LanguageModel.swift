@@ -203,6 +203,11 @@ public final class LanguageModel: ChatModel {
         }
     }
 
+    /// The same, telling `onText` each piece of the reply as it is generated (an answer shown while it is written).
+    public func reply(to request: ReplyRequest, onText: @escaping (String) -> Void) throws -> String {
+        try FileLock.withExclusiveLock(at: generationLock) { try replyAlone(request, onText: onText) }
+    }
+
     /// The replies to several questions, decoded together: the beginning their prompts share is read once and its
     /// cells are shared by one sequence per question; then each step decodes, in one batch, every unfinished reply's
     /// chosen token and its draft. A step of three tokens costs little more than a step of one on a CPU (the weights
@@ -216,10 +221,11 @@ public final class LanguageModel: ChatModel {
         }
     }
 
-    private func replyAlone(_ request: ReplyRequest) throws -> String {
+    private func replyAlone(_ request: ReplyRequest, onText: ((String) -> Void)? = nil) throws -> String {
         let started = Date()
         let tokens = try tokens(of: request)
         let stream = try ReplyStream(prompt: tokens, sequence: 0, request: request, vocab: vocab)
+        stream.onText = onText
         try decodePrompt(tokens, through: tokens.count)
         stream.next = nextToken(grammar: stream.grammar, from: reader.context)  // the prompt's last batch was read there
         try generate([stream])

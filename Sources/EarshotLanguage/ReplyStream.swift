@@ -17,6 +17,9 @@ final class ReplyStream {
     private(set) var finished = false
     var backoff = DraftBackoff()
     private var text: [UInt8] = []
+    /// Told each piece of the reply as it is chosen (whole characters only: a token may end inside one).
+    var onText: ((String) -> Void)?
+    private var unsent: [UInt8] = []
 
     init(prompt: [llama_token], sequence: llama_seq_id, request: ReplyRequest, vocab: OpaquePointer) throws {
         if let rules = request.grammar {
@@ -43,8 +46,13 @@ final class ReplyStream {
         guard !finished else { return true }
         guard generated < maxTokens && !llama_vocab_is_eog(vocab, next) else { finished = true; return true }
         tokens.append(next)
+        let piece = end != nil || onText != nil ? LlamaRuntime.piece(next, vocab: vocab).map { UInt8(bitPattern: $0) } : []
+        if let onText {
+            unsent += piece
+            if let whole = String(bytes: unsent, encoding: .utf8) { onText(whole); unsent = [] }
+        }
         if let end {
-            text += LlamaRuntime.piece(next, vocab: vocab).map { UInt8(bitPattern: $0) }
+            text += piece
             finished = end.isReached(by: String(decoding: text, as: UTF8.self))
         }
         return finished

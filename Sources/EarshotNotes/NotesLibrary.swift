@@ -23,6 +23,8 @@ public actor NotesLibrary {
     private let options: NotesPipeline.Options
     private let modelStore: ModelStore
     private let searcher: NotesSearch
+    /// The model that answers questions, loaded by the first `ask`.
+    private var answerWriter: AnswerWriter?
     /// Searches embed the query and enrolment trains a head: off the callers' threads.
     private let executor = DispatchQueueExecutor(label: "earshot.notes")
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
@@ -41,21 +43,22 @@ public actor NotesLibrary {
     /// Saves a copy of the recording at `path` as a new note (refused, with nothing stored, when it is not
     /// audio). The note waits for `process`. `name` is what the note says it came from (an upload's own name
     /// for a temporary file); by default the file's name. `speakers`: how many people speak in it, when known.
-    public func add(file path: String, name: String? = nil, tags: [String] = [], speakers: Int? = nil) throws -> Note {
+    /// `recorded`: when it was recorded (the note's date; by default now).
+    public func add(file path: String, name: String? = nil, tags: [String] = [], speakers: Int? = nil, recorded: Date? = nil) throws -> Note {
         do {
-            return try store.note(try store.add(path: path, tags: tags, sourceName: name, speakers: speakers))
+            return try store.note(try store.add(path: path, tags: tags, created: recorded ?? Date(), sourceName: name, speakers: speakers))
         } catch let NotesError.notAudio(_, problem) where name != nil {
             throw NotesError.notAudio(path: name!, problem: problem)
         }
     }
 
     /// Saves a recording held in memory (an upload, standard input) as a new note named `name`.
-    public func add(data: Data, name: String, tags: [String] = [], speakers: Int? = nil) throws -> Note {
+    public func add(data: Data, name: String, tags: [String] = [], speakers: Int? = nil, recorded: Date? = nil) throws -> Note {
         let incoming = directory.appendingPathComponent("recordings/.incoming-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: incoming.deletingLastPathComponent(), withIntermediateDirectories: true)
         try data.write(to: incoming)
         defer { try? FileManager.default.removeItem(at: incoming) }
-        return try add(file: incoming.path, name: name, tags: tags, speakers: speakers)
+        return try add(file: incoming.path, name: name, tags: tags, speakers: speakers, recorded: recorded)
     }
 
     /// A recorded note, and the error that ended the source early if one did (what came before it is kept).
@@ -114,6 +117,24 @@ public actor NotesLibrary {
                        highlight: NotesSearch.Highlight = .brackets, person: Int? = nil) throws -> [NotesSearch.Hit] {
         let among = try person.map { Set(try store.person($0).notes) }
         return try searcher.search(query, mode: mode, limit: limit, highlight: highlight, among: among)
+    }
+
+    /// Answers a question from the notes' transcripts, citing the moments it rests on: the passages closest to it
+    /// (words and meaning, within `scope`; a question that names a span of time, "last week", is asked of that span)
+    /// go to the local language model, which answers only from them, and each citation is checked against them (see
+    /// `Answer`). When nothing comes close, or the model finds no answer in them, the answer says the notes do not say
+    /// and lists the closest passages. `onEvent` hears the passages at once, then the answer as it is written.
+    public func ask(_ question: String, scope: AskScope = AskScope(), now: Date = Date(),
+                    onEvent: (@Sendable (AskEvent) -> Void)? = nil) async throws -> Answer {
+        let found = try QuestionPassages(store: store, search: searcher).find(question, scope: scope, now: now)
+        let closest = found.closest(NoteAnswerer.passageCount)
+        onEvent?(.passages(closest))
+        guard found.closeEnough else {
+            return Answer(question: question, answer: NoteAnswerer.abstention, answered: false, citations: [], passages: closest, reply: nil)
+        }
+        if answerWriter == nil { answerWriter = try AnswerWriter(options.languageModel, store: modelStore, threads: options.threads) }
+        // on the writer's executor: reads and edits through this library answer meanwhile
+        return try await answerWriter!.answer(question, passages: closest, people: found.people, now: now) { onEvent?(.text($0)) }
     }
 
     public func edit(_ id: Int, title: String? = nil, addTags: [String] = [], removeTags: [String] = []) throws {

@@ -14,7 +14,7 @@ final class NotesCommandTests: XCTestCase {
     override func tearDown() { try? FileManager.default.removeItem(at: home) }
 
     func testHelpForEveryNotesCommand() throws {
-        for sub in ["add", "record", "process", "retry", "list", "show", "search", "edit", "delete", "export", "seed", "actions", "done"] {
+        for sub in ["add", "record", "process", "retry", "list", "show", "search", "ask", "edit", "delete", "export", "seed", "actions", "done"] {
             let r = try CLI.run(["notes", sub, "--help"], environment: env)
             XCTAssertEqual(r.status, 0, sub)
             XCTAssertTrue(r.stdout.contains("EXAMPLES:"), sub)
@@ -76,6 +76,41 @@ final class NotesCommandTests: XCTestCase {
         let split = try CLI.run(["people", "split", "4", "1"], environment: env)
         XCTAssertEqual(split.status, 1)
         XCTAssertTrue(split.stderr.contains("no person with id 4"), split.stderr)
+    }
+
+    /// A question asked wrongly says what is wrong; asked of an empty store, the answer is that the notes do not say. A
+    /// note added with its recording date carries it.
+    func testAskAndRecordingDatesSayWhatIsWrong() throws {
+        for (args, status, says) in [
+            (["notes", "ask"], 2, "give a question"),
+            (["notes", "ask", "When?", "--since", "soon"], 2, "--since needs a date like 2026-11-29"),
+            (["notes", "ask", "When?", "--note", "x"], 2, "'x' is not a note id"),
+            (["notes", "ask", "When?", "--note", "3"], 1, "no note with id 3"),
+            (["notes", "ask", "When?", "--person", "Ruth"], 2, "nobody is named 'Ruth'"),
+            (["notes", "add", "memo.wav", "--date", "2026-13-45"], 2, "--date needs a date"),
+        ] {
+            let r = try CLI.run(args, environment: env)
+            XCTAssertEqual(r.status, Int32(status), "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(says), "\(args): \(r.stderr)")
+        }
+        let empty = try CLI.run(["notes", "ask", "When is the launch?", "--json"], environment: env)
+        XCTAssertEqual(empty.status, 0, empty.stderr)
+        let answer = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(empty.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(answer["answered"] as? Bool, false)
+        XCTAssertEqual((answer["passages"] as? [Any])?.count, 0)
+        XCTAssertEqual(try CLI.run(["notes", "ask", "When is the launch?"], environment: env).stdout, "The notes do not say.\n")
+
+        let wav = home.appendingPathComponent("memo.wav")
+        try TestAudio.speak("Book the café for Friday.", to: wav)
+        let added = try CLI.run(["notes", "add", wav.path, "--date", "2026-11-30T09:30", "--json"], environment: env)
+        XCTAssertEqual(added.status, 0, added.stderr)
+        let note = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [[String: Any]])?.first)
+        let created = try XCTUnwrap(ISO8601DateFormatter().date(from: note["created"] as? String ?? ""), added.stdout)
+        let f = DateFormatter()
+        f.dateFormat = "yyyy-MM-dd HH:mm"
+        XCTAssertEqual(f.string(from: created), "2026-11-30 09:30", "in the local time it was given in")
+        let listed = try CLI.run(["notes", "list", "--since", "2026-12-01", "--json"], environment: env).stdout
+        XCTAssertEqual((try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [Any])?.count, 0, "recorded before: \(listed)")
     }
 
     func testRecordFromStandardInputSavesWhatWasRecorded() throws {

@@ -23,6 +23,13 @@ final class LanguageRunnerTests: XCTestCase {
         XCTAssertEqual(try isolated.tokenCount(text), local.tokenCount(text))
         XCTAssertGreaterThan(isolated.usage.generatedTokens, 0)
 
+        // streamed: the same reply, told piece by piece as it is written, through the host and its worker
+        let pieces = Locked<[String]>([])
+        let streamed = try isolated.reply(to: ReplyRequest(Self.question, maxTokens: 40)) { piece in pieces.withLock { $0.append(piece) } }
+        XCTAssertEqual(streamed, try local.reply(to: Self.question, maxTokens: 40))
+        XCTAssertGreaterThan(pieces.withLock { $0.count }, 3, "told as it is written, not at the end")
+        XCTAssertEqual(pieces.withLock { $0.joined() }.trimmingCharacters(in: .whitespacesAndNewlines), streamed)
+
         let sentence = "Anna will send the revised plan to finance by Thursday."
         let a = try TextEmbedder().embed(sentence), b = try RunnerTextEmbedder().embed(sentence)
         XCTAssertEqual(a.count, 384)

@@ -116,11 +116,48 @@ final class NotesAPITests: XCTestCase {
         XCTAssertTrue(srt.headers["content-disposition"]?.contains(".srt") == true)
         XCTAssertEqual(try client.get("/api/notes/\(id)/export?format=doc").status, 400)
 
+        try askTheNotes(client, about: id)
+
         XCTAssertEqual(try client.request("DELETE", "/api/notes/\(id)").status, 204)
         let gone = try client.get("/api/notes/\(id)")
         XCTAssertEqual(gone.status, 404)
         XCTAssertTrue(gone.errorMessage.contains("no note with id \(id)"))
         XCTAssertEqual(try client.get("/api/notes/abc").status, 404)
+    }
+
+    /// A question as the Notes page asks it (server-sent events: the passages, the answer as it is written, then the
+    /// checked answer) and as a plain JSON request; questions the endpoint refuses.
+    func askTheNotes(_ client: HTTPClient, about id: Int) throws {
+        let json = ["Content-Type": "application/json"]
+        let streamed = try client.request("POST", "/api/notes/ask", headers: json.merging(["Accept": "text/event-stream"]) { $1 },
+                                          body: Data(#"{"question": "What do I need for the pasta dinner?"}"#.utf8))
+        XCTAssertEqual(streamed.status, 200, streamed.text)
+        XCTAssertEqual(streamed.headers["content-type"], "text/event-stream")
+        let events = streamed.text.components(separatedBy: "\n\n").compactMap { block -> (String, String)? in
+            let lines = block.split(separator: "\n")
+            guard let name = lines.first(where: { $0.hasPrefix("event: ") }), let data = lines.first(where: { $0.hasPrefix("data: ") }) else { return nil }
+            return (String(name.dropFirst(7)), String(data.dropFirst(6)))
+        }
+        XCTAssertEqual(events.first?.0, "passages", streamed.text)
+        XCTAssertEqual(events.last?.0, "done", streamed.text)
+        let passages = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(events[0].1.utf8)) as? [[String: Any]])
+        XCTAssertEqual(passages.first?["note"] as? Int, id, "the note about the dinner is the closest")
+        XCTAssertTrue(events.dropFirst().dropLast().allSatisfy { $0.0 == "token" }, "\(events.map(\.0))")
+        XCTAssertFalse(events.filter { $0.0 == "token" }.isEmpty, "the answer is sent as it is written")
+        let answer = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(events.last!.1.utf8)) as? [String: Any])
+        XCTAssertEqual(Set(answer.keys).intersection(["question", "answer", "answered", "citations", "passages"]).count, 5, "\(answer)")
+        for citation in answer["citations"] as? [[String: Any]] ?? [] {
+            XCTAssertEqual(citation["note"] as? Int, id, "a citation is a passage of the notes: \(answer)")
+        }
+
+        let plain = try client.request("POST", "/api/notes/ask", headers: json, body: Data(#"{"question": "What is the capital of Australia?"}"#.utf8))
+        XCTAssertEqual(plain.status, 200, plain.text)
+        XCTAssertEqual(plain.json["answered"] as? Bool, false, plain.text)
+        for (body, status) in [(#"{"question": "  "}"#, 400), (#"{"question": "When?", "note": 9999}"#, 404), (#"{"question": "When?", "since": "soon"}"#, 400),
+                               (#"{"question": "When?", "person": 9999}"#, 404), (#"{"q": "When?"}"#, 400)] {
+            XCTAssertEqual(try client.request("POST", "/api/notes/ask", headers: json, body: Data(body.utf8)).status, status, body)
+        }
+        XCTAssertEqual(try client.request("POST", "/api/notes/ask", body: Data(#"{"question": "When?"}"#.utf8)).status, 400, "not sent as JSON")
     }
 
     func testNotesAddedByAnotherProcessAreProcessedByTheServer() throws {

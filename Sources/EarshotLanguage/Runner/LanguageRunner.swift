@@ -70,7 +70,8 @@ public final class LanguageRunner: Sendable {
         ProcessInfo.processInfo.environment["EARSHOT_LANGUAGE_KEEP_ALIVE"].flatMap(Double.init).map { max(0, $0) } ?? defaultKeepAlive
     }
 
-    func ask(_ request: RunnerRequest) throws -> RunnerResponse {
+    /// `onPartial`: the pieces of a streamed reply (`RunnerRequest.stream`) as they come.
+    func ask(_ request: RunnerRequest, onPartial: (String) -> Void = { _ in }) throws -> RunnerResponse {
         let executable = Self.executable
         guard FileManager.default.isExecutableFile(atPath: executable) else { throw LanguageError.runnerMissing(path: executable) }
         var request = request
@@ -78,17 +79,25 @@ public final class LanguageRunner: Sendable {
         return try connection.withLock { connection in
             // a connection can find its host gone (it crashed, or its keep-alive ran out between two requests of
             // this process): then once more, through a new host
+            var streamed = false
             for attempt in 0..<2 {
                 let host = try connection ?? open(executable)
                 connection = host
-                let response: RunnerResponse
+                var response: RunnerResponse
                 do throws(LineSocket.Failure) {
                     try host.send(request)
-                    response = try host.receive(RunnerResponse.self, deadline: Date().addingTimeInterval(Self.loadTimeout + 4 * request.timeout!))
+                    let deadline = Date().addingTimeInterval(Self.loadTimeout + 4 * request.timeout!)
+                    response = try host.receive(RunnerResponse.self, deadline: deadline)
+                    while let piece = response.partial {
+                        streamed = true
+                        onPartial(piece)
+                        response = try host.receive(RunnerResponse.self, deadline: deadline)
+                    }
                 } catch {
                     connection = nil
                     runningID.withLock { $0 = nil }
-                    if error == .ended && attempt == 0 { continue }
+                    // asked again only when nothing of the answer was told yet
+                    if error == .ended && attempt == 0 && !streamed { continue }
                     throw LanguageError.failed(error == .timedOut ? "the language-model host did not answer" : "the language-model host went away while answering")
                 }
                 runningID.withLock { $0 = response.crash == nil ? response.pid : nil }

@@ -30,7 +30,7 @@ public enum LanguageRunnerService {
             switch try LanguageRunner.Kind(arguments: arguments) {
             case let .chat(choice):
                 let model = try LanguageModel(choice, store: store, threads: threads, remembersPrompts: true)
-                handler = { request in try answer(request, model: model) }
+                handler = { request in try answer(request, model: model, partial: send) }
             case .embed:
                 let embedder = try TextEmbedder(store: store, threads: threads)
                 handler = { request in
@@ -70,10 +70,13 @@ public enum LanguageRunnerService {
         }
     }
 
-    static func answer(_ request: RunnerRequest, model: LanguageModel) throws -> RunnerResponse {
+    /// `partial` sends the pieces of a streamed reply as they come.
+    static func answer(_ request: RunnerRequest, model: LanguageModel, partial: @escaping (RunnerResponse) -> Void) throws -> RunnerResponse {
         switch request.op {
         case .reply:
-            let text = try model.reply(to: request.messages ?? [], maxTokens: request.maxTokens ?? 256, grammar: request.grammar, end: request.end)
+            let asked = ReplyRequest(request.messages ?? [], maxTokens: request.maxTokens ?? 256, grammar: request.grammar, end: request.end)
+            let text = request.stream == true ? try model.reply(to: asked, onText: { partial(RunnerResponse(partial: $0)) })
+                : try model.reply(to: asked.messages, maxTokens: asked.maxTokens, grammar: asked.grammar, end: asked.end)
             return RunnerResponse(text: text, usage: model.usage)
         case .replies:
             return RunnerResponse(texts: try model.replies(to: request.requests ?? []), usage: model.usage)

@@ -85,7 +85,8 @@ enum RunnerHost {
         do { try client.send(hello) } catch { return }
         while let request = try? client.receive(RunnerRequest.self) {
             let start = Date()
-            let response = worker.answer(request)
+            // a streamed reply's pieces go on to the client as they come; one that has gone hears nothing more
+            let response = worker.answer(request) { try? client.send($0) }
             let outcome = response.crash.map { "failed: \($0.error.errorDescription ?? "")" } ?? response.error.map { "error: \($0)" } ?? "ok"
             let line = "\(ISO8601DateFormatter().string(from: start)) \(request.op.rawValue) for process \(peer.map(String.init) ?? "?") by worker "
                 + "\(response.pid.map(String.init) ?? "-"): \(String(format: "%.2f", Date().timeIntervalSince(start))) s, \(outcome)\n"
@@ -129,12 +130,12 @@ enum RunnerHost {
             self.arguments = arguments
         }
 
-        func answer(_ request: RunnerRequest) -> RunnerResponse {
+        func answer(_ request: RunnerRequest, onPartial: (RunnerResponse) -> Void = { _ in }) -> RunnerResponse {
             process.withLock { process in
                 do {
                     let worker = try process ?? start()
                     process = worker
-                    var response = try worker.ask(request, timeout: request.timeout ?? LanguageRunner.requestTimeout)
+                    var response = try worker.ask(request, timeout: request.timeout ?? LanguageRunner.requestTimeout, onPartial: onPartial)
                     response.pid = worker.pid
                     return response
                 } catch let error as LanguageError where error.endedRunner {

@@ -15,6 +15,8 @@ struct RunnerRequest: Codable, Sendable {
     /// Seconds the worker may take to answer (the asking process's EARSHOT_LANGUAGE_TIMEOUT); the host stops a
     /// worker that takes longer.
     var timeout: Double?
+    /// A `reply` whose pieces are sent as they are generated (answers with `partial`) before the whole answer.
+    var stream: Bool?
 }
 
 /// A runner's answer to one request, one JSON object a line on its standard output. The first line a runner
@@ -23,6 +25,8 @@ struct RunnerResponse: Codable, Sendable {
     var ready: Bool?
     var error: String?
     var text: String?
+    /// A piece of a streamed reply (`RunnerRequest.stream`): more lines follow, the last one the whole answer.
+    var partial: String?
     /// The answers to a `replies` request, in its order.
     var texts: [String]?
     var count: Int?

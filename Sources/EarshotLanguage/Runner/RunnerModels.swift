@@ -10,6 +10,8 @@ public protocol ChatModel: AnyObject {
     /// The replies to several questions, in their order. A model that can decodes them together, one batch for all
     /// (`LanguageModel`); by default they are answered one after the other.
     func replies(to requests: [ReplyRequest]) throws -> [String]
+    /// One reply, each piece told to `onText` as it is generated; by default the whole reply at once, at its end.
+    func reply(to request: ReplyRequest, onText: @escaping (String) -> Void) throws -> String
     func tokenCount(_ text: String) throws -> Int
     /// Tokens and seconds so far.
     var usage: GenerationUsage { get }
@@ -23,6 +25,12 @@ extension ChatModel {
 
     public func replies(to requests: [ReplyRequest]) throws -> [String] {
         try requests.map { try reply(to: $0.messages, maxTokens: $0.maxTokens, grammar: $0.grammar, end: $0.end) }
+    }
+
+    public func reply(to request: ReplyRequest, onText: @escaping (String) -> Void) throws -> String {
+        let text = try reply(to: request.messages, maxTokens: request.maxTokens, grammar: request.grammar, end: request.end)
+        onText(text)
+        return text
     }
 }
 
@@ -45,6 +53,14 @@ public final class RunnerChatModel: ChatModel, Sendable {
 
     public func reply(to messages: [ChatMessage], maxTokens: Int = 256, grammar: String? = nil, end: ReplyEnd? = nil) throws -> String {
         let response = try runner.ask(RunnerRequest(op: .reply, messages: messages, maxTokens: maxTokens, grammar: grammar, end: end))
+        if let usage = response.usage { total.withLock { $0 = usage } }
+        return response.text ?? ""
+    }
+
+    public func reply(to request: ReplyRequest, onText: @escaping (String) -> Void) throws -> String {
+        var asked = RunnerRequest(op: .reply, messages: request.messages, maxTokens: request.maxTokens, grammar: request.grammar, end: request.end)
+        asked.stream = true
+        let response = try runner.ask(asked, onPartial: onText)
         if let usage = response.usage { total.withLock { $0 = usage } }
         return response.text ?? ""
     }

@@ -30,16 +30,22 @@ final class RunnerProcess {
         if !reaped { kill(pid, SIGKILL); _ = Self.reap(pid) }
     }
 
-    /// Sends one request and waits for its answer. A worker that dies or does not answer in time is stopped and
-    /// reported as `LanguageError.runnerCrashed` / `.runnerTimedOut`; the owner then starts a new one.
-    func ask(_ request: RunnerRequest, timeout: Double) throws -> RunnerResponse {
+    /// Sends one request and waits for its answer (a streamed reply's pieces go to `onPartial` on the way). A worker
+    /// that dies or does not answer in time is stopped and reported as `LanguageError.runnerCrashed` /
+    /// `.runnerTimedOut`; the owner then starts a new one.
+    func ask(_ request: RunnerRequest, timeout: Double, onPartial: (RunnerResponse) -> Void = { _ in }) throws -> RunnerResponse {
         do { try socket.send(request) } catch { throw ended(doing: "reading a request") }
-        return try receive(timeout: timeout, doing: "answering")
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let response = try receive(timeout: timeout, until: deadline, doing: "answering")
+            guard response.partial != nil else { return response }
+            onPartial(response)
+        }
     }
 
-    private func receive(timeout: Double, doing what: String) throws -> RunnerResponse {
+    private func receive(timeout: Double, until deadline: Date? = nil, doing what: String) throws -> RunnerResponse {
         do {
-            return try socket.receive(RunnerResponse.self, deadline: Date().addingTimeInterval(timeout))
+            return try socket.receive(RunnerResponse.self, deadline: deadline ?? Date().addingTimeInterval(timeout))
         } catch .timedOut {
             kill(pid, SIGKILL)
             _ = Self.reap(pid)

@@ -30,6 +30,9 @@ public final class NotesSearch {
     private let index = SemanticIndex()
     private var embedder: (any SentenceEmbedding)?
     private let modelStore: ModelStore
+    /// Texts embedded so far (a question's passages are embedded when it is asked, and the next question about the
+    /// same notes finds them here).
+    private var embedded: [String: [Float]] = [:]
 
     public init(store: NotesStore, modelStore: ModelStore = ModelStore()) {
         self.store = store
@@ -132,9 +135,18 @@ public final class NotesSearch {
     /// 168; 0.25: 36 and 24).
     static let meaningFloor: Float = 0.2
 
-    func meaning(_ query: String, limit: Int, among: Set<Int>? = nil) throws -> [Hit] {
+    /// A text's embedding (a `ModelError` when the model is not installed).
+    func embedding(of text: String) throws -> [Float] {
+        if let vector = embedded[text] { return vector }
         if embedder == nil { embedder = try RunnerTextEmbedder(store: modelStore) }
-        let vector = try embedder!.embed(query)
+        let vector = try embedder!.embed(text)
+        if embedded.count >= 20_000 { embedded.removeAll() }
+        embedded[text] = vector
+        return vector
+    }
+
+    func meaning(_ query: String, limit: Int, among: Set<Int>? = nil) throws -> [Hit] {
+        let vector = try embedding(of: query)
         try store.guarded { try index.refresh(store.db) }
         let nearest = index.nearest(vector, limit: limit, among: among).filter { $0.cosine >= Self.meaningFloor }
         guard !nearest.isEmpty else { return [] }

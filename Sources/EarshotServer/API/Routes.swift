@@ -6,6 +6,7 @@ enum Routes {
     static func all(_ services: Services) -> Router {
         var router = Router()
         OpenAIRoutes.add(to: &router, services)
+        AskRoutes.add(to: &router, services)
         NotesRoutes.add(to: &router, services)
         CorrectionRoutes.add(to: &router, services)
         PeopleRoutes.add(to: &router, services)

@@ -17,7 +17,9 @@ const Earshot = {
 
   // reads a text/event-stream response (a POST that streams progress) and calls onEvent(name, data)
   async stream(path, body, onEvent) {
-    const response = await fetch(path, { method: "POST", body, headers: { Accept: "text/event-stream" }, credentials: "same-origin" });
+    const headers = { Accept: "text/event-stream" };
+    if (typeof body === "string") headers["Content-Type"] = "application/json";  // a JSON body; forms set their own
+    const response = await fetch(path, { method: "POST", body, headers, credentials: "same-origin" });
     if (!response.ok) {
       let message = `${response.status}`;
       try { message = (await response.json()).error.message; } catch (_) { /* not JSON */ }

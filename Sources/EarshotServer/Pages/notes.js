@@ -274,6 +274,60 @@ $("search").addEventListener("submit", async (event) => {
 });
 $("clear").addEventListener("click", () => { $("query").value = ""; $("hits").innerHTML = ""; });
 
+// Ask: the passages found come at once, the answer as it is written, then the checked answer, whose numbers and
+// citations each play the moment they cite
+function passageLine(p, number) {
+  const who = p.speaker ? ` · ${Earshot.escape(p.speaker)}` : "";
+  return `<li><button type="button" class="cite-at" data-note="${p.note}" data-start="${p.start}">${number ? `[${number}] ` : ""}` +
+    `<strong>${Earshot.escape(p.title || `note ${p.note}`)}</strong> <span class="muted">· ${new Date(p.created).toLocaleDateString()} · ` +
+    `${Earshot.clock(p.start)}${who}</span><br><q>${Earshot.escape(p.text)}</q></button></li>`;
+}
+$("ask").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const question = $("question").value.trim();
+  if (!question) return;
+  const button = $("ask").querySelector("button");
+  button.disabled = true;
+  $("ask-status").textContent = "Looking through the notes…";
+  $("answer").hidden = true; $("answer").textContent = ""; $("answer").classList.add("writing");
+  $("closest-title").hidden = true; $("citations").innerHTML = "";
+  try {
+    const answer = await Earshot.stream("/api/notes/ask", JSON.stringify({ question }), (name, data) => {
+      if (name === "passages") {
+        $("ask-status").textContent = data.length ? `Answering from ${data.length} passage${data.length > 1 ? "s" : ""}…` : "Nothing in the notes comes close.";
+      } else if (name === "token") {
+        $("answer").hidden = false;
+        $("answer").textContent += data.text;
+      }
+    });
+    $("answer").classList.remove("writing");
+    $("answer").hidden = false;
+    // the numbers are the server's, checked against what the model was given: each becomes a button to its moment
+    $("answer").innerHTML = Earshot.escape(answer.answer).replace(/\[(\d+)\]/g, (whole, n) => {
+      const p = answer.citations[Number(n) - 1];
+      return p ? `<button type="button" class="cite-at said-at" data-note="${p.note}" data-start="${p.start}" ` +
+        `aria-label="Play the moment cited: note ${p.note} at ${Earshot.clock(p.start)}">${whole}</button>` : "";
+    });
+    const listed = answer.answered ? answer.citations : answer.passages;
+    $("closest-title").hidden = answer.answered || listed.length === 0;
+    $("citations").innerHTML = listed.map((p, i) => passageLine(p, answer.answered ? i + 1 : 0)).join("");
+    $("ask-status").textContent = answer.answered ? "" : "The notes do not answer that.";
+  } catch (error) {
+    $("ask-status").textContent = error.message;
+  } finally {
+    button.disabled = false;
+  }
+});
+// a citation opens its note and plays from the moment cited
+document.addEventListener("click", async (event) => {
+  const b = event.target.closest(".cite-at");
+  if (!b) return;
+  await show(Number(b.dataset.note));
+  const player = $("player"), start = Number(b.dataset.start);
+  const seek = () => { player.currentTime = start; player.play().catch(() => {}); };
+  if (player.readyState >= 1) seek(); else player.addEventListener("loadedmetadata", seek, { once: true });
+});
+
 $("edit").addEventListener("submit", async (event) => {
   event.preventDefault();
   if (!current) return;

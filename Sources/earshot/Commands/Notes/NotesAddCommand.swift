@@ -16,22 +16,24 @@ enum NotesAddCommand {
         options: [
             Option(name: "tag", value: "tags", help: "Comma-separated tags for the new notes."),
             Option(name: "speakers", value: "n", help: "How many people speak in each recording, when you know (else the voices are counted)."),
+            Option(name: "date", value: "date", help: "When the recordings were made (YYYY-MM-DD or YYYY-MM-DDTHH:MM; default now): the notes' date."),
             Option(name: "wait", value: nil, help: "Run transcription, summary and embedding now, before returning."),
             Option(name: "json", value: nil, help: "Print the new notes as JSON."),
         ] + NotesCommand.pipelineOptions,
-        examples: ["earshot notes add memo.m4a", "earshot notes add *.wav --tag work --wait", "earshot notes add standup.m4a --speakers 3", "earshot notes add idea.ogg --wait --llm small"],
+        examples: ["earshot notes add memo.m4a", "earshot notes add *.wav --tag work --wait", "earshot notes add standup.m4a --speakers 3 --date 2026-11-30T09:30", "earshot notes add idea.ogg --wait --llm small"],
         run: run)
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         guard !args.positionals.isEmpty else { throw UsageError(message: "give one or more audio files", path: args.path) }
         let library = try NotesCommand.library(args)  // options checked before anything is stored
         let speakers = try args.optionalInt("speakers", range: 1...Diarizer.maxSpeakers)
+        let recorded = try NotesCommand.date(args.value("date"), option: "date", args)
         var added: [Note] = [], refused = 0
         for path in args.positionals {
             do {
                 let tags = NotesCommand.tags(args.value("tag"))
-                let note = path == "-" ? try await library.add(data: try AudioFileLoader.standardInput(), name: "stdin", tags: tags, speakers: speakers)
-                    : try await library.add(file: path, tags: tags, speakers: speakers)
+                let note = path == "-" ? try await library.add(data: try AudioFileLoader.standardInput(), name: "stdin", tags: tags, speakers: speakers, recorded: recorded)
+                    : try await library.add(file: path, tags: tags, speakers: speakers, recorded: recorded)
                 added.append(note)
                 if !args.flag("json") { print("note \(note.id): saved \(path)") }
             } catch let error as NotesError {

@@ -22,10 +22,11 @@ enum NotesCommand {
             "earshot notes process",
             "earshot notes list",
             "earshot notes search \"cafe\"",
+            "earshot notes ask \"What did we decide about the booth budget?\"",
             "earshot notes export --all --format md -o exported/",
         ],
         subcommands: [NotesAddCommand.command, NotesRecordCommand.command, NotesProcessCommand.command, NotesRetryCommand.command,
-                      NotesListCommand.command, NotesShowCommand.command, NotesSearchCommand.command, NotesEditCommand.command,
+                      NotesListCommand.command, NotesShowCommand.command, NotesSearchCommand.command, NotesAskCommand.command, NotesEditCommand.command,
                       NotesRenameSpeakerCommand.command, NotesActionsCommand.command, NotesDoneCommand.command, NotesDeleteCommand.command, NotesExportCommand.command,
                       NotesSeedCommand.command, NotesRepairCommand.command])
 
@@ -68,6 +69,18 @@ enum NotesCommand {
             throw UsageError(message: "nobody is named '\(ShownText.escaped(who))' (earshot people list shows who is known)", path: args.path)
         }
         return found.id
+    }
+
+    /// A date option's value: a day (YYYY-MM-DD, its start in local time) or a moment (YYYY-MM-DDTHH:MM[:SS]).
+    static func date(_ text: String?, option: String, _ args: ParsedArguments) throws -> Date? {
+        guard let text else { return nil }
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        for format in ["yyyy-MM-dd", "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd HH:mm"] {
+            f.dateFormat = format
+            if let date = f.date(from: text) { return date }
+        }
+        throw UsageError(message: "--\(option) needs a date like 2026-11-29 (or 2026-11-29T14:30), got '\(ShownText.escaped(text))'", path: args.path)
     }
 
     static func tags(_ text: String?) -> [String] {

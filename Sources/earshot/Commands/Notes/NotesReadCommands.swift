@@ -17,13 +17,7 @@ enum NotesListCommand {
         run: run)
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
-        var since: Date?
-        if let text = args.value("since") {
-            let f = DateFormatter()
-            f.dateFormat = "yyyy-MM-dd"
-            guard let d = f.date(from: text) else { throw UsageError(message: "--since needs a date like 2026-11-29, got '\(text)'", path: args.path) }
-            since = d
-        }
+        let since = try NotesCommand.date(args.value("since"), option: "since", args)
         let limit = args.value("limit") == nil ? nil : try args.int("limit", default: 0, range: 1...1_000_000)
         let library = try NotesCommand.readableLibrary()
         // a damaged store lists what it can still read, and says so in its exit status too
