@@ -31,28 +31,10 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from owners import EARSHOT, ROOT, overlay, speaker_of  # noqa: E402
+from owners import EARSHOT, ROOT, overlay, speaker_of, synthesise  # noqa: E402
 from server import start_server  # noqa: E402
 
 VOICES = {"me": "en-us+m3", "Priya": "en-gb+f4", "Tom": "en-us+m1", "Dana": "en-029+f3", "Marcus": "en-us+m5"}
-
-
-def synthesise(note, out):
-    """The note read aloud, each person in their own voice, turns 0.5 s apart; returns each turn's (start, end, speaker)."""
-    parts, times, at = [], [], 0.0
-    for i, turn in enumerate(note["turns"]):
-        raw, part = f"{out}.{i}.raw.wav", f"{out}.{i}.wav"
-        subprocess.run(["espeak-ng", "-v", VOICES[turn["speaker"]], "-w", raw, turn["text"]], check=True)
-        subprocess.run(["sox", raw, "-r", "16000", "-c", "1", "-b", "16", part, "pad", "0", "0.5"], check=True)
-        seconds = float(subprocess.run(["soxi", "-D", part], check=True, capture_output=True, text=True).stdout)
-        times.append((at, at + seconds - 0.5, turn["speaker"]))
-        at += seconds
-        parts.append(part)
-        os.remove(raw)
-    subprocess.run(["sox"] + parts + [out], check=True)
-    for part in parts:
-        os.remove(part)
-    return times
 
 
 def show(env, n):
@@ -69,7 +51,7 @@ def build(home, notes):
     try:
         for n, note in enumerate(notes):
             path = os.path.join(tmp, f"note{n:02d}.wav")
-            times.append(synthesise(note, path))
+            times.append(synthesise(note, path, VOICES))
             count = str(len({t["speaker"] for t in note["turns"]}))
             day = (today - datetime.timedelta(days=note["days_ago"])).isoformat() + "T10:00"
             subprocess.run([EARSHOT, "notes", "add", path, "--speakers", count, "--date", day], env=env, check=True, capture_output=True)

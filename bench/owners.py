@@ -100,9 +100,10 @@ def score(notes, results, how="default model"):
 VOICES = ["en-us+m5", "en-029+f3", "en-gb+f4", "en-us+m1"]
 
 
-def synthesise(note, out):
-    """The conversation read aloud, a voice per speaker, turns 0.5 s apart; returns each turn's (start, end, speaker)."""
-    voices = {}
+def synthesise(note, out, voices=None):
+    """The conversation read aloud, a voice per speaker (`voices`: each speaker's espeak-ng voice; by default the next
+    of VOICES), turns 0.5 s apart; returns each turn's (start, end, speaker)."""
+    voices = dict(voices or {})
     for turn in note["turns"]:
         voices.setdefault(turn["speaker"], VOICES[len(voices)])
     parts, times, at = [], [], 0.0

@@ -42,6 +42,7 @@ status=0
 "$VENV/bin/python" "$ROOT/bench/search_quality.py" || status=1
 python3 "$ROOT/bench/llm.py" || status=1
 python3 "$ROOT/bench/owners.py" --audio || status=1
+python3 "$ROOT/bench/ask.py" || status=1
 python3 "$ROOT/bench/server.py" || status=1
 python3 "$ROOT/bench/spinning.py" || status=1
 # OpenAI's Realtime transcription over the WebSocket, through the openai client (its venv has openai[realtime]),

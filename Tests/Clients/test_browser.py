@@ -145,6 +145,21 @@ class BrowserTest(unittest.TestCase):
         undo.click()
         wait(driver, 30, text_contains("correct-status", "as it was"), "the correction is undone")
         wait(driver, 10, lambda d: "quixote" not in d.find_element(By.ID, "note-transcript").text.lower(), "the transcript is as it was")
+        # a question answered from the note, its citation playing the moment it cites
+        driver.execute_script("document.getElementById('player').pause(); document.getElementById('player').currentTime = 0")
+        driver.find_element(By.ID, "question").send_keys("When should I call the dentist?")
+        driver.find_element(By.CSS_SELECTOR, "#ask button[type=submit]").click()
+        wait(driver, 10, lambda d: d.find_element(By.ID, "ask-status").text, "the page says it is at work from the first moment")
+        wait(driver, 180, lambda d: not d.find_element(By.CSS_SELECTOR, "#ask button[type=submit]").get_property("disabled"), "the answer comes")
+        answer = driver.find_element(By.ID, "answer").text.lower()
+        self.assertIn("tuesday", answer, answer)
+        cite = driver.find_element(By.CSS_SELECTOR, "#answer .cite-at")
+        start = float(cite.get_attribute("data-start"))
+        self.assertEqual(len(driver.find_elements(By.CSS_SELECTOR, "#citations li")), 1)
+        self.shot(driver, "notes-ask")
+        cite.click()
+        wait(driver, 20, lambda d: abs(d.execute_script("return document.getElementById('player').currentTime") - start) < 1.0,
+             "the citation plays the moment it cites")
 
     def test_notes_name_a_voice(self):
         recording = os.path.join(AUDIO, "two-voices.wav")

@@ -83,7 +83,7 @@ final class AskTests: XCTestCase {
         XCTAssertFalse(NoteAnswerer.read(NoteAnswerer.abstention, question: "q", passages: given).answered)
 
         // a passage that shares words with the claim but not with the question, or lacks a person the claim names
-        let kitchen = [Passage(note: 7, title: "", created: Date(), start: 3, end: 6, speaker: "Marcus", text: "They are replacing the coffee machine and the sink.")]
+        let kitchen = [Passage(note: 7, title: "", created: Date(timeIntervalSince1970: 43_200), start: 3, end: 6, speaker: "Marcus", text: "They are replacing the coffee machine and the sink.")]
         XCTAssertFalse(NoteAnswerer.read("The new coffee machine cost two hundred euros [1].", question: "How much did the new coffee machine cost?",
                                          passages: kitchen).answered, "the price is not in the passage")
         XCTAssertFalse(NoteAnswerer.read("Dana is replacing the coffee machine [1].", question: "Who is replacing the coffee machine?",
@@ -93,6 +93,10 @@ final class AskTests: XCTestCase {
         XCTAssertFalse(marcus.answered, "kitchen and closed are not in the passage")
         XCTAssertTrue(NoteAnswerer.read("Marcus said they are replacing the coffee machine and the sink [1].", question: "What are they replacing?",
                                         passages: kitchen, people: ["dana", "marcus"]).answered, "its speaker is in the passage")
+        XCTAssertTrue(NoteAnswerer.read("They are replacing the sink, recorded on Thursday 1 January 1970 [1].", question: "What are they replacing?",
+                                        passages: kitchen).answered, "when it was recorded is the passage's too")
+        XCTAssertFalse(NoteAnswerer.read("The new machine arrives on 1 January 1970 at 10:30 [1].", question: "When does the new coffee machine arrive?",
+                                         passages: kitchen).answered, "but not its numbers, as if said in it")
     }
 
     func testTheGrammarAllowsOnlyCitedClaims() {

@@ -82,7 +82,7 @@ struct NoteAnswerer {
     static func read(_ reply: String, question: String, passages: [Passage], people: Set<String> = []) -> Answer {
         let unanswered = Answer(question: question, answer: abstention, answered: false, citations: [], passages: passages, reply: reply)
         let claim = try! NSRegularExpression(pattern: #"([^\[\]]+?)\s*((?:\[\d+\])+)\.?"#)
-        let asked = Set(PassageRetrieval.stems(question))
+        let asked = Set(PassageRetrieval.stems(question)).subtracting(askingWords)
         var cited: [Passage] = [], sentences: [String] = []
         for match in claim.matches(in: reply, range: NSRange(reply.startIndex..., in: reply)) {
             let said = String(reply[Range(match.range(at: 1), in: reply)!]).trimmingCharacters(in: .whitespaces)
@@ -90,8 +90,8 @@ struct NoteAnswerer {
             let named = Set(Titles.words(said)).intersection(people)
             var marks = ""
             for n in numbers where passages.indices.contains(n - 1) {
-                let passage = passages[n - 1], holds = Set(PassageRetrieval.stems(passage.text + " " + (passage.speaker ?? "")))
-                let speakers = Set(Titles.words(passage.text + " " + (passage.speaker ?? "")))
+                let passage = passages[n - 1], holds = Set(PassageRetrieval.stems(Self.said(passage)))
+                let speakers = Set(Titles.words(Self.said(passage)))
                 guard supports(passage, said), named.isSubset(of: speakers), 2 * asked.intersection(holds).count >= asked.count else { continue }
                 let index = cited.firstIndex(of: passage) ?? { cited.append(passage); return cited.count - 1 }()
                 if !marks.contains("[\(index + 1)]") { marks += "[\(index + 1)]" }
@@ -110,9 +110,20 @@ struct NoteAnswerer {
     static func supports(_ passage: Passage, _ claim: String) -> Bool {
         let words = Set(PassageRetrieval.stems(claim))
         guard !words.isEmpty else { return true }
-        let said = Set(PassageRetrieval.stems(passage.text + " " + (passage.speaker ?? "")))
-        return 2 * words.intersection(said).count >= words.count
+        return 2 * words.intersection(PassageRetrieval.stems(said(passage))).count >= words.count
     }
+
+    /// What a passage says, with what the model was told of it: its words, its speaker, its note's title and the day
+    /// (an answer may say "recorded on Monday"), but none of the label's numbers: read as the passage's, they let
+    /// "Sam's birthday is on January 7, 2026" stand on a passage recorded on Friday 4 December 2026.
+    static func said(_ passage: Passage) -> String { passage.text + " " + label(passage).filter { !$0.isNumber } }
+
+    /// Words a question asks with rather than about ("What was said about travel costs four days ago?" is about
+    /// travel costs): left out when a passage must hold half the question's words.
+    static let askingWords = Set(["said", "say", "tell", "told", "talk", "talked", "discuss", "discussed", "mention", "mentioned",
+                                  "decide", "decided", "note", "noted", "record", "recorded", "happen", "happened", "much", "many",
+                                  "ago", "day", "days", "week", "month", "year", "today", "yesterday", "promise", "promised",
+                                  "came", "come", "standup", "meeting"].map(PassageRetrieval.stem))
 
     /// Answers from `passages` (closest first), telling `onText` the reply as it is written.
     /// `people`: everyone's name, lower case (see `read`).
