@@ -12,7 +12,7 @@ enum NotesAskCommand {
         model, which answers only from them, citing each claim; every citation is checked against the passages
         it was given. When the notes do not say, the answer says so and lists the closest passages instead.
         A question that names a span of time ("last week", "yesterday", "this month") is asked of the notes
-        recorded then; a person it names has their own words looked at first.
+        recorded then; a person it names, of the notes they are heard or named in, their own words first.
         """,
         options: [
             Option(name: "person", value: "name", help: "Only the notes this person is heard in (a name, or an id from `earshot people list`)."),
@@ -20,7 +20,9 @@ enum NotesAskCommand {
             Option(name: "until", value: "date", help: "Only notes recorded before this date (YYYY-MM-DD)."),
             Option(name: "note", value: "id", help: "Only this note."),
             Option(name: "json", value: nil, help: "Print the answer as JSON: answer, answered, citations, passages."),
-        ] + NotesCommand.pipelineOptions.filter { $0.name != "model" },
+            Option(name: "llm", value: "model", help: "Language model that answers: default (1.5B) or small (135M, much weaker)."),
+            Option(name: "threads", value: "n", help: "CPU threads for the models (default 2)."),
+        ],
         examples: ["earshot notes ask \"What did we decide about the booth budget?\"",
                    "earshot notes ask \"What did Priya promise last week?\"",
                    "earshot notes ask \"When is the launch?\" --note 4 --json"],
