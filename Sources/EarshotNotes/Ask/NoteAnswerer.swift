@@ -52,15 +52,20 @@ struct NoteAnswerer {
     static func label(_ p: Passage) -> String {
         let title = p.title.isEmpty ? "" : " \"\(p.title)\""
         let who = p.speaker.map { $0.hasPrefix("SPEAKER_") ? ", an unnamed voice (\($0)) said" : ", \($0) said" } ?? ""
-        return "note \(p.note)\(title), recorded \(day(p.created)), at \(Passage.clock(p.start))\(who)"
+        return "note \(p.note)\(title), recorded \(day(p.created)), at \(NotesExporter.durationText(p.start))\(who)"
     }
 
-    static func day(_ date: Date) -> String {
+    static func day(_ date: Date) -> String { dayFormatter.string(from: date) }
+
+    private static let dayFormatter: DateFormatter = {
         let f = DateFormatter()
         f.locale = Locale(identifier: "en_GB")
         f.dateFormat = "EEEE d MMMM yyyy"
-        return f.string(from: date)
-    }
+        return f
+    }()
+
+    /// A claim: its words, then its passage numbers ("Tom will get the quotes [1][2].").
+    private static let claimPattern = try! NSRegularExpression(pattern: #"([^\[\]]+?)\s*((?:\[\d+\])+)\.?"#)
 
     /// GBNF: one to three claims, each some words and then one to three passage numbers.
     static func grammar(passages: Int) -> String {
@@ -81,10 +86,9 @@ struct NoteAnswerer {
     /// An answer with no citation standing is no answer: the notes do not say.
     static func read(_ reply: String, question: String, passages: [Passage], people: Set<String> = []) -> Answer {
         let unanswered = Answer(question: question, answer: abstention, answered: false, citations: [], passages: passages, reply: reply)
-        let claim = try! NSRegularExpression(pattern: #"([^\[\]]+?)\s*((?:\[\d+\])+)\.?"#)
         let asked = Set(PassageRetrieval.stems(question)).subtracting(askingWords)
         var cited: [Passage] = [], sentences: [String] = []
-        for match in claim.matches(in: reply, range: NSRange(reply.startIndex..., in: reply)) {
+        for match in claimPattern.matches(in: reply, range: NSRange(reply.startIndex..., in: reply)) {
             let said = String(reply[Range(match.range(at: 1), in: reply)!]).trimmingCharacters(in: .whitespaces)
             let numbers = String(reply[Range(match.range(at: 2), in: reply)!]).split(whereSeparator: { "[]".contains($0) }).compactMap { Int($0) }
             let named = Set(Titles.words(said)).intersection(people)

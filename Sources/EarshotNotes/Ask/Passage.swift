@@ -58,11 +58,4 @@ public struct Passage: Sendable, Equatable, Codable {
         close()
         return result
     }
-
-    /// "mm:ss" (or "h:mm:ss") of a moment in a recording, as answers cite it.
-    public static func clock(_ seconds: Double) -> String {
-        let whole = Int(max(0, seconds))
-        return whole >= 3600 ? String(format: "%d:%02d:%02d", whole / 3600, whole / 60 % 60, whole % 60)
-            : String(format: "%02d:%02d", whole / 60, whole % 60)
-    }
 }

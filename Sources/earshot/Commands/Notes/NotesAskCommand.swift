@@ -57,7 +57,7 @@ enum NotesAskCommand {
             let who = p.speaker.map { " · \($0)" } ?? ""
             let title = p.title.isEmpty ? "" : " \"\(p.title)\""
             print(ShownText.escaped("\(answer.answered ? "[\(i + 1)] " : "  ")note \(p.note)\(title) · \(NotesExporter.dateText(p.created)) · "
-                                    + "\(Passage.clock(p.start))–\(Passage.clock(p.end))\(who)"))
+                                    + "\(NotesExporter.durationText(p.start))–\(NotesExporter.durationText(p.end))\(who)"))
             print(ShownText.escaped("    \"\(p.text)\""))
         }
         return 0
