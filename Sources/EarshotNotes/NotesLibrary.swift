@@ -17,7 +17,7 @@ public actor NotesLibrary {
     /// Why the store is open read-only, when its database is damaged (see `NotesStore.damage`): reads show
     /// what they can, changes are refused until `repair`.
     public nonisolated let damage: String?
-    private let store: NotesStore
+    let store: NotesStore
     /// The background work, opened on first `process` (a library that only reads never opens it).
     private var processor: NotesProcessor?
     private let options: NotesPipeline.Options

@@ -3,7 +3,7 @@ import Foundation
 /// Which files in a folder are recordings, judged by their names: what folder-wide commands (sound training,
 /// batch transcription) pick up. Anything else Earshot can decode still works when named directly.
 public enum AudioFiles {
-    public static let extensions: Set<String> = ["wav", "flac", "ogg", "oga", "opus", "mp3", "m4a", "aac", "aif", "aiff", "webm", "caf"]
+    public static let extensions: Set<String> = ["wav", "flac", "ogg", "oga", "opus", "mp3", "m4a", "aac", "aif", "aiff", "webm", "caf", "amr", "3gp", "mp4", "mka", "wma"]
 
     public static func isAudio(_ path: String) -> Bool {
         extensions.contains((path as NSString).pathExtension.lowercased())

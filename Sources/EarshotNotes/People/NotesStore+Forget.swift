@@ -102,6 +102,7 @@ extension NotesStore {
                 """, [.text(encoded), .text(transcript), .text(recording), .text(Titles.keywords(from: transcript)), .integer(Int64(note.id))])
             // the corrections kept for undoing hold the words as they were: what they said goes from there too
             try dropCorrections(of: note.id)
+            try db.query("DELETE FROM fingerprints WHERE note_id = ?", [.integer(Int64(note.id))])  // the audio changed
         } else {
             var actions = note.actions
             for i in actions.indices where actions[i].person == id || actions[i].owner == label {

@@ -109,6 +109,14 @@ enum NotesSchema {
         );
         CREATE INDEX corrections_note ON corrections(note_id, id);
         """,
+        // 7: each imported recording's audio fingerprint, so the same audio imported again (renamed, re-encoded) is
+        // skipped; notes added otherwise get theirs when an import first needs to compare with them
+        """
+        CREATE TABLE fingerprints (
+            note_id INTEGER PRIMARY KEY REFERENCES notes(id) ON DELETE CASCADE,
+            moments BLOB NOT NULL
+        );
+        """,
     ]
 
     /// Brings the database up to the latest version. A store written by a newer Earshot is refused.

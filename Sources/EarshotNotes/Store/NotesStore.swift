@@ -124,14 +124,16 @@ public final class NotesStore {
     /// Saves a recording as a new note with all its stages pending, and returns its id. The file is
     /// decoded first: anything that is not audio is refused and nothing is stored. `speakers`: how many people speak
     /// in it, when the caller knows (the transcribe stage's diarization then splits it into that many voices).
+    /// `duration`: its length, when the caller has just decoded it whole (then it is not decoded again).
     @discardableResult
-    public func add(path: String, tags: [String] = [], created: Date = Date(), sourceName: String? = nil, speakers: Int? = nil) throws -> Int {
+    public func add(path: String, tags: [String] = [], created: Date = Date(), sourceName: String? = nil, speakers: Int? = nil,
+                    duration known: Double? = nil) throws -> Int {
         try requireWritable()
         if let speakers, !(1...Diarizer.maxSpeakers).contains(speakers) {
             throw NotesError.badSpeakerCount(speakers)
         }
         let duration: Double
-        do { duration = try AudioFileLoader().duration(path: path) } catch {
+        do { duration = try known ?? AudioFileLoader().duration(path: path) } catch {
             throw NotesError.notAudio(path: path, problem: Self.audioProblem(error, path: path))
         }
         let name = sourceName ?? URL(fileURLWithPath: path).lastPathComponent

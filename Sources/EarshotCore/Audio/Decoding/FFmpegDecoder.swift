@@ -50,7 +50,7 @@ final class FFmpegStream: BlockDecoder {
     var channels: Int { wav.channels }
     var sampleRate: Int { wav.sampleRate }
     /// ffmpeg writes no length to a pipe; the container's duration (ffprobe) stands in for progress.
-    lazy var frameCount: Int? = Self.probeDuration(path).map { Int($0 * Double(wav.sampleRate)) }
+    lazy var frameCount: Int? = FFprobe.duration(path).map { Int($0 * Double(wav.sampleRate)) }
 
     func read(frames: Int) throws -> [Float] {
         let block = try wav.read(frames: frames)
@@ -68,22 +68,6 @@ final class FFmpegStream: BlockDecoder {
                 .split(separator: "\n").last.map(String.init) ?? "ffmpeg exit code \(process.terminationStatus)"
             throw AudioError.notAudio(path: displayName, detail: message.replacingOccurrences(of: path + ": ", with: ""))
         }
-    }
-
-    /// The container's duration in seconds from ffprobe (installed with ffmpeg), or nil.
-    private static func probeDuration(_ path: String) -> Double? {
-        guard let ffprobe = findExecutable("ffprobe") else { return nil }
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: ffprobe)
-        probe.arguments = ["-v", "error", "-show_entries", "format=duration", "-of", "default=nw=1:nk=1", path]
-        let out = Pipe()
-        probe.standardOutput = out
-        probe.standardError = FileHandle.nullDevice
-        probe.standardInput = FileHandle.nullDevice
-        guard (try? probe.run()) != nil else { return nil }
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        probe.waitUntilExit()
-        return Double(text.trimmingCharacters(in: .whitespacesAndNewlines)).flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
     }
 }
 
