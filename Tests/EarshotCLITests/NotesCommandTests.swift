@@ -14,7 +14,7 @@ final class NotesCommandTests: XCTestCase {
     override func tearDown() { try? FileManager.default.removeItem(at: home) }
 
     func testHelpForEveryNotesCommand() throws {
-        for sub in ["add", "record", "process", "retry", "list", "show", "search", "ask", "edit", "delete", "export", "seed", "actions", "done"] {
+        for sub in ["add", "import", "record", "process", "retry", "list", "show", "search", "ask", "edit", "delete", "export", "seed", "actions", "done"] {
             let r = try CLI.run(["notes", sub, "--help"], environment: env)
             XCTAssertEqual(r.status, 0, sub)
             XCTAssertTrue(r.stdout.contains("EXAMPLES:"), sub)
@@ -24,6 +24,32 @@ final class NotesCommandTests: XCTestCase {
             XCTAssertEqual(r.status, 0, sub)
             XCTAssertTrue(r.stdout.contains("EXAMPLES:"), sub)
         }
+    }
+
+    func testImportReportsEachFileAndExitsOneWhenOneCouldNotBeRead() throws {
+        let folder = home.appendingPathComponent("memos")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let wav = folder.appendingPathComponent("a.wav")
+        try TestAudio.speak("The bins go out on Tuesday night.", to: wav)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_700_000_000)], ofItemAtPath: wav.path)
+        try FileManager.default.copyItem(at: wav, to: folder.appendingPathComponent("b.wav"))
+        try Data("RIFF and nothing else".utf8).write(to: folder.appendingPathComponent("c.wav"))
+        let r = try CLI.run(["notes", "import", folder.path], environment: env)
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertTrue(r.stdout.contains("note 1: imported \(wav.path) recorded 2023-11-1"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("(file time)"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("skipped \(folder.path)/b.wav: the same audio as note 1"), r.stdout)
+        XCTAssertTrue(r.stderr.contains("c.wav:"), r.stderr)
+        XCTAssertTrue(r.stdout.contains("imported 1, skipped 1 already in your notes, 1 could not be read"), r.stdout)
+        let json = try CLI.run(["notes", "import", wav.path, "--json"], environment: env)
+        XCTAssertEqual(json.status, 0, json.stderr)
+        let results = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        XCTAssertEqual(results.first?["outcome"] as? String, "duplicate")
+        XCTAssertEqual(results.first?["note"] as? Int, 1)
+        let nowhere = try CLI.run(["notes", "import", home.appendingPathComponent("nowhere").path], environment: env)
+        XCTAssertEqual(nowhere.status, 1)
+        XCTAssertTrue(nowhere.stderr.contains("nowhere: no such file or folder"), nowhere.stderr)
+        XCTAssertEqual(try CLI.run(["notes", "import"], environment: env).status, 2)
     }
 
     func testActionsAndForgettingSayWhatIsWrong() throws {

@@ -274,4 +274,42 @@ final class NotesAPITests: XCTestCase {
         XCTAssertTrue(response.errorMessage.contains("nothing was stored"))
         XCTAssertEqual(try fixture.client.get("/api/notes").jsonArray.count, 0)
     }
+
+    func testAnImportIsDatedWhenRecordedAndTheSameAudioIsSkipped() throws {
+        let fixture = try ServerFixture()
+        defer { fixture.stop() }
+        let client = fixture.client
+        let wav = try fixture.speech("The plumber comes on Thursday morning to fix the kitchen tap.", name: "memo.wav")
+        let m4a = wav.deletingLastPathComponent().appendingPathComponent("memo.m4a")
+        try TestAudio.run("ffmpeg", ["-v", "error", "-y", "-i", wav.path, "-metadata", "creation_time=2025-06-01T08:30:00Z", m4a.path])
+        let imported = try client.request("POST", "/api/notes/import", form: [("modified", "1700000000000"), ("tags", "phone")], files: [("file", m4a)])
+        XCTAssertEqual(imported.status, 201, imported.text)
+        XCTAssertEqual(imported.json["outcome"] as? String, "imported")
+        XCTAssertEqual(imported.json["recorded"] as? String, "2025-06-01T08:30:00Z", "the container's time wins over the file's")
+        XCTAssertEqual(imported.json["date_from"] as? String, "container")
+        let id = try XCTUnwrap(imported.json["note"] as? Int)
+        let note = try client.get("/api/notes/\(id)").json
+        XCTAssertEqual(note["source"] as? String, "memo.m4a")
+        XCTAssertEqual(note["tags"] as? [String], ["phone"])
+
+        // the same recording as the original WAV: skipped, naming the note
+        let again = try client.request("POST", "/api/notes/import", form: [("modified", "1700000000000")], files: [("file", wav)])
+        XCTAssertEqual(again.status, 200, again.text)
+        XCTAssertEqual(again.json["outcome"] as? String, "duplicate")
+        XCTAssertEqual(again.json["note"] as? Int, id)
+
+        // no time in the container: the file's own time, as the browser gave it
+        let other = try fixture.speech("Buy stamps and envelopes at the post office.", name: "other.wav")
+        let dated = try client.request("POST", "/api/notes/import", form: [("modified", "1700000000000")], files: [("file", other)])
+        XCTAssertEqual(dated.status, 201, dated.text)
+        XCTAssertEqual(dated.json["recorded"] as? String, "2023-11-14T22:13:20Z")
+        XCTAssertEqual(dated.json["date_from"] as? String, "file")
+
+        let text = try fixture.file("minutes.txt", Data("not a recording".utf8))
+        let refused = try client.request("POST", "/api/notes/import", files: [("file", text)])
+        XCTAssertEqual(refused.status, 400)
+        XCTAssertTrue(refused.errorMessage.hasPrefix("minutes.txt:"), refused.errorMessage)
+        XCTAssertEqual(try client.request("POST", "/api/notes/import", form: [("modified", "yesterday")], files: [("file", other)]).status, 400)
+        XCTAssertEqual(try client.get("/api/notes").jsonArray.count, 2)
+    }
 }

@@ -21,6 +21,11 @@ public struct ImportedFile: Sendable, Codable, Equatable {
     public var recorded: Date?
     public var dateFrom: RecordingDate.Source?
     public var error: String?
+
+    enum CodingKeys: String, CodingKey {
+        case file, outcome, note, recorded, error
+        case dateFrom = "date_from"
+    }
 }
 
 /// Importing recordings made elsewhere (phone memos, meeting recordings): each becomes a note dated when it was
@@ -32,10 +37,10 @@ extension NotesLibrary {
     public nonisolated static func recordings(in paths: [String]) -> [(file: String, error: String?)] {
         paths.flatMap { path -> [(file: String, error: String?)] in
             var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return [(path, "no such file or folder")] }
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return [(path, "\(path): no such file or folder")] }
             guard isFolder.boolValue else { return [(path, nil)] }
             let found = AudioFiles.list(under: path)
-            return found.isEmpty ? [(path, "no recordings in this folder (looked for " + AudioFiles.extensions.sorted().joined(separator: ", ") + ")")]
+            return found.isEmpty ? [(path, "\(path): no recordings in this folder (looked for " + AudioFiles.extensions.sorted().joined(separator: ", ") + ")")]
                 : found.map { ($0, nil) }
         }
     }

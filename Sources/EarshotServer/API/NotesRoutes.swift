@@ -19,6 +19,24 @@ enum NotesRoutes {
     /// page escapes the snippet as text, then turns these into <mark> (a transcript can never inject HTML).
     static let highlight = NotesSearch.Highlight(open: "\u{E000}", close: "\u{E001}")
 
+    /// The tags an upload asks for: `tags` fields, each comma-separated.
+    static func uploadTags(_ request: HTTPRequest) -> [String] {
+        request.fields("tags").flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }.filter { !$0.isEmpty }
+    }
+
+    /// How many people speak in an upload, when the uploader knows.
+    static func uploadSpeakers(_ request: HTTPRequest) throws -> Int? {
+        guard let count = request.field("speakers"), !count.isEmpty else { return nil }
+        guard let n = Int(count) else { throw HTTPError(400, "speakers must be a whole number; got '\(ShownText.echoed(count))'") }
+        return n
+    }
+
+    /// A new note: the background worker wakes and the pages hear of it.
+    static func arrived(_ id: Int, _ services: Services) {
+        services.notesArrived.withLock { $0 = true }
+        services.noteEvents.publish(.init(note: id, change: "added"))
+    }
+
     static func add(to router: inout Router, _ services: Services) {
         router.add("GET", "/api/notes") { request, _ in
             let notes = try services.notes()
@@ -33,17 +51,30 @@ enum NotesRoutes {
         }
         router.add("POST", "/api/notes") { request, _ in
             let file = try request.requireFile("file")
-            let tags = request.fields("tags").flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
-                .filter { !$0.isEmpty }
-            var speakers: Int?
-            if let count = request.field("speakers"), !count.isEmpty {  // how many people speak, when the uploader knows
-                guard let n = Int(count) else { throw HTTPError(400, "speakers must be a whole number; got '\(ShownText.echoed(count))'") }
-                speakers = n
-            }
-            let note = try await services.notes().add(file: file.path, name: file.filename, tags: tags, speakers: speakers)
-            services.notesArrived.withLock { $0 = true }
-            services.noteEvents.publish(.init(note: note.id, change: "added"))
+            let note = try await services.notes().add(file: file.path, name: file.filename, tags: uploadTags(request),
+                                                      speakers: try uploadSpeakers(request))
+            arrived(note.id, services)
             return .json(NotesExporter.document(note), status: 201)
+        }
+        // a recording made elsewhere: dated when it was recorded (its container's time, else `modified`, the file's own
+        // time in ms as the browser knows it), skipped when its audio is already a note
+        router.add("POST", "/api/notes/import") { request, _ in
+            let file = try request.requireFile("file")
+            var modified: Date?
+            if let ms = request.field("modified"), !ms.isEmpty {
+                guard let value = Double(ms), value.isFinite, value >= 0 else {
+                    throw HTTPError(400, "modified must be the file's time in milliseconds since 1970; got '\(ShownText.echoed(ms))'")
+                }
+                modified = Date(timeIntervalSince1970: value / 1000)
+            }
+            let speakers = try uploadSpeakers(request)
+            let result = try await services.notes().importRecording(file.path, name: file.filename, modified: modified,
+                                                                    tags: uploadTags(request), speakers: speakers)
+            switch result.outcome {
+            case .imported: arrived(result.note!, services); return .json(result, status: 201)
+            case .duplicate: return .json(result)
+            case .failed: throw HTTPError(400, result.error ?? "\(file.filename): not imported")
+            }
         }
         // Server-Sent Events: `ready`, then a `note` event ({note, change, stage}) for every change (the Notes page
         // listens instead of polling)

@@ -19,13 +19,14 @@ enum NotesCommand {
         examples: [
             "earshot notes seed --wait",
             "earshot notes add memo.m4a --tag work",
+            "earshot notes import ~/Phone/Recordings",
             "earshot notes process",
             "earshot notes list",
             "earshot notes search \"cafe\"",
             "earshot notes ask \"What did we decide about the booth budget?\"",
             "earshot notes export --all --format md -o exported/",
         ],
-        subcommands: [NotesAddCommand.command, NotesRecordCommand.command, NotesProcessCommand.command, NotesRetryCommand.command,
+        subcommands: [NotesAddCommand.command, NotesImportCommand.command, NotesRecordCommand.command, NotesProcessCommand.command, NotesRetryCommand.command,
                       NotesListCommand.command, NotesShowCommand.command, NotesSearchCommand.command, NotesAskCommand.command, NotesEditCommand.command,
                       NotesRenameSpeakerCommand.command, NotesActionsCommand.command, NotesDoneCommand.command, NotesDeleteCommand.command, NotesExportCommand.command,
                       NotesSeedCommand.command, NotesRepairCommand.command])
