@@ -49,6 +49,7 @@ speak sam-says.wav en-us+m5 "Every morning I take the bus to work and read the n
 speak someone.wav en-gb+f4 "Could we move the meeting to Thursday afternoon?"
 # a voice no other scenario uses, heard in two notes, for naming a person once on the People page
 speak robin.wav en-us+f2 "I walked along the river this morning and counted eleven herons standing in the shallow water near the old mill."
+speak robin-again.wav en-us+f2 "The bakery on the square has started selling rye bread again, and the queue was out of the door by eight."
 sox "$AUDIO/sam-says.wav" "$AUDIO/someone.wav" "$AUDIO/sam-then-someone.wav"
 echo "these are the minutes of the meeting" > "$AUDIO/not-audio.txt"
 DATA=${EARSHOT_DATA:-$ROOT/../shared/data}

@@ -167,7 +167,7 @@ class BrowserTest(unittest.TestCase):
             self.skipTest("../shared/data/librispeech-speakers is not here: no two recorded voices to add")
         driver = self.open("/notes")
         driver.find_element(By.ID, "upload").send_keys(recording)
-        wait(driver, 60, text_contains("record-status", "saved as note"), "the note is saved")
+        wait(driver, 60, text_contains("import-status", "imported 1"), "the note is imported")
         wait(driver, 600, lambda d: "ready" in d.find_element(By.ID, "note-status").text, "the note is processed")
         self.assertFalse(driver.find_element(By.ID, "rename-speaker").get_attribute("hidden"), "two voices: the note is labelled")
         voices = texts(driver, "#speaker-from option")
@@ -351,12 +351,15 @@ class BrowserTest(unittest.TestCase):
         import json
         import re
         driver = self.open("/notes")
-        ids = []
-        for _ in range(2):  # the same voice in two notes
-            driver.find_element(By.ID, "upload").send_keys(os.path.join(AUDIO, "robin.wav"))
-            said = wait(driver, 60, text_contains("record-status", "saved as note"), "the note is saved")
-            ids.append(int(re.search(r"saved as note (\d+)", said).group(1)))
-            driver.find_element(By.ID, "upload").clear()
+        # the same voice in two notes, imported together; the second file again is skipped, naming its note
+        driver.find_element(By.ID, "upload").send_keys("\n".join(os.path.join(AUDIO, f) for f in ("robin.wav", "robin-again.wav")))
+        wait(driver, 60, text_contains("import-status", "imported 2"), "both recordings are imported")
+        ids = [int(n) for n in re.findall(r"note (\d+), recorded", driver.find_element(By.ID, "import-results").text)]
+        self.assertEqual(len(ids), 2)
+        driver.find_element(By.ID, "upload").send_keys(os.path.join(AUDIO, "robin-again.wav"))
+        wait(driver, 60, text_contains("import-status", "skipped 1"), "the same recording again is skipped")
+        self.assertIn(f"the same audio as note {ids[1]}", driver.find_element(By.ID, "import-results").text)
+        self.shot(driver, "notes-import")
 
         def processed(_):
             notes = [json.loads(urllib3.request("GET", f"{BASE}/api/notes/{i}").data) for i in ids]

@@ -254,9 +254,78 @@ $("record").addEventListener("click", async () => {
   ticker = setInterval(() => { $("timer").textContent = Earshot.clock(microphone ? microphone.seconds : 0); }, 250);
 });
 
+// Recordings made elsewhere go through the import: dated when they were recorded (the container's time, else the
+// file's own, which only the browser still knows), skipped when their audio is already a note.
+async function importFiles(files) {
+  const results = $("import-results");
+  results.innerHTML = "";
+  let imported = 0, skipped = 0, failed = 0, last = null;
+  for (const [i, file] of files.entries()) {
+    $("import-status").textContent = `Importing ${i + 1} of ${files.length}: ${file.name}…`;
+    const form = new FormData();
+    form.append("file", file, file.name);
+    form.append("modified", String(file.lastModified));
+    if ($("speakers").value) form.append("speakers", $("speakers").value);
+    const item = document.createElement("li");
+    try {
+      const result = await Earshot.api("/api/notes/import", { method: "POST", body: form });
+      if (result.outcome === "imported") {
+        imported++;
+        last = result.note;
+        const when = new Date(result.recorded).toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+        item.innerHTML = `<button type="button" class="link" data-id="${result.note}">${Earshot.escape(file.name)}</button>
+          <span class="muted">note ${result.note}, recorded ${Earshot.escape(when)}</span>`;
+      } else {
+        skipped++;
+        item.innerHTML = `<span>${Earshot.escape(file.name)}</span> <span class="muted">skipped: the same audio as
+          <button type="button" class="link" data-id="${result.note}">note ${result.note}</button></span>`;
+      }
+    } catch (error) {
+      failed++;
+      item.innerHTML = `<span class="error">${Earshot.escape(error.message)}</span>`;
+    }
+    results.append(item);
+  }
+  $("import-status").textContent = `Imported ${imported}, skipped ${skipped} already in your notes` +
+    (failed ? `, ${failed} could not be read.` : ".") + (imported ? " Transcribing in the background." : "");
+  await refresh();
+  if (last) show(last, false);
+}
+
+// the files of a dropped folder, at every depth (hidden entries skipped, as the command line does)
+async function droppedFiles(entry) {
+  if (entry.name.startsWith(".")) return [];
+  if (entry.isFile) return [await new Promise((resolve, reject) => entry.file(resolve, reject))];
+  const reader = entry.createReader(), files = [];
+  for (;;) {
+    const batch = await new Promise((resolve, reject) => reader.readEntries(resolve, reject));
+    if (!batch.length) return files;
+    for (const child of batch) files.push(...await droppedFiles(child));
+  }
+}
+
 $("upload").addEventListener("change", async () => {
-  for (const file of $("upload").files) await upload(file, file.name);
+  const files = [...$("upload").files];
   $("upload").value = "";
+  await importFiles(files);
+});
+
+$("import-results").addEventListener("click", (event) => {
+  const b = event.target.closest("button[data-id]");
+  if (b) show(Number(b.dataset.id));
+});
+
+const drop = $("drop");
+drop.addEventListener("dragover", (event) => { event.preventDefault(); drop.classList.add("over"); });
+drop.addEventListener("dragleave", () => drop.classList.remove("over"));
+drop.addEventListener("drop", async (event) => {
+  event.preventDefault();
+  drop.classList.remove("over");
+  const entries = [...event.dataTransfer.items].map((item) => item.webkitGetAsEntry && item.webkitGetAsEntry()).filter(Boolean);
+  const files = entries.length ? (await Promise.all(entries.map(droppedFiles))).flat() : [...event.dataTransfer.files];
+  const audio = files.filter((file) => entries.length === 0 || /^(audio|video)\//.test(file.type) ||
+    /\.(m4a|mp3|wav|ogg|oga|opus|flac|aac|aif|aiff|webm|caf|amr|3gp|mp4|mka|wma)$/i.test(file.name));
+  await importFiles(audio);
 });
 
 $("search").addEventListener("submit", async (event) => {
