@@ -56,7 +56,7 @@ public enum NotesExporter {
     public static func document(_ note: Note) -> NoteDocument {
         NoteDocument(id: note.id, title: note.title, titleBy: note.titleBy, created: ISO8601DateFormatter().string(from: note.created),
                      source: note.sourceName, duration: (note.duration * 100).rounded() / 100, tags: note.tags, summary: note.summary,
-                     actions: note.actions, transcript: note.transcript, segments: note.segments,
+                     template: note.template, actions: note.actions, transcript: note.transcript, segments: note.segments,
                      languageModel: note.languageModel.isEmpty ? nil : note.languageModel,
                      stages: note.stages.map { .init(stage: $0.stage.rawValue, state: $0.state.rawValue, attempts: $0.attempts, error: $0.error) })
     }
@@ -71,6 +71,8 @@ public enum NotesExporter {
         var duration: Double
         var tags: [String]
         var summary: String
+        /// The summary template the note is written with.
+        var template: String
         var actions: [ActionItem]
         var transcript: String
         var segments: [TranscriptSegment]

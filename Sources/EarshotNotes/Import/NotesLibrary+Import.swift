@@ -47,24 +47,24 @@ extension NotesLibrary {
 
     /// Imports `paths` (files and folders, see `recordings(in:)`) one by one; `onFile` hears each outcome as it is
     /// known, with its position and the count (for progress). Never throws: every problem is one file's outcome.
-    public nonisolated func importRecordings(_ paths: [String], tags: [String] = [], speakers: Int? = nil,
+    public nonisolated func importRecordings(_ paths: [String], tags: [String] = [], speakers: Int? = nil, template: String? = nil,
                                              onFile: (@Sendable (_ done: Int, _ total: Int, ImportedFile) -> Void)? = nil) async -> [ImportedFile] {
         let files = Self.recordings(in: paths)
         var results: [ImportedFile] = []
         for (i, entry) in files.enumerated() {
             let result = if let error = entry.error { ImportedFile(file: entry.file, outcome: .failed, error: error) }
-                else { await importRecording(entry.file, tags: tags, speakers: speakers) }
+                else { await importRecording(entry.file, tags: tags, speakers: speakers, template: template) }
             results.append(result)
             onFile?(i + 1, files.count, result)
         }
         return results
     }
 
-    /// Imports one recording at `path`. `name`: how it is named in the note and messages (an upload's own name for a
+    /// Imports one recording at `path`, to be summarised with `template` (default: the memo). `name`: how it is named in the note and messages (an upload's own name for a
     /// temporary file). `modified`: the file's own time when `path` is a copy that lost it (an upload), used when the
     /// container does not say when it was recorded.
     public nonisolated func importRecording(_ path: String, name: String? = nil, modified: Date? = nil, tags: [String] = [],
-                                            speakers: Int? = nil) async -> ImportedFile {
+                                            speakers: Int? = nil, template: String? = nil) async -> ImportedFile {
         let shown = name ?? path
         var result = ImportedFile(file: shown, outcome: .failed)
         do {
@@ -81,7 +81,7 @@ extension NotesLibrary {
                 return result
             }
             let note = try await add(importing: path, name: name ?? URL(fileURLWithPath: path).lastPathComponent, fingerprint: fingerprint,
-                                     recorded: date.date, tags: tags, speakers: speakers)
+                                     recorded: date.date, tags: tags, speakers: speakers, template: template)
             result.outcome = note.isNew ? .imported : .duplicate
             result.note = note.id
             if note.isNew { (result.recorded, result.dateFrom) = (date.date, date.source) }
@@ -112,12 +112,14 @@ extension NotesLibrary {
     /// Adds the note and its fingerprint, unless a note with the same audio was stored meanwhile (two imports of one
     /// folder at once): then that note, not new.
     private func add(importing path: String, name: String, fingerprint: AudioFingerprint, recorded: Date, tags: [String],
-                     speakers: Int?) throws -> (id: Int, isNew: Bool) {
+                     speakers: Int?, template: String?) throws -> (id: Int, isNew: Bool) {
+        if let template { _ = try store.template(named: template) }  // a name that is wrong stores nothing
         if let same = try store.notes(lastingAbout: fingerprint.duration).first(where: { $0.fingerprint.map(fingerprint.matches) ?? false }) {
             return (same.id, false)
         }
         let id = try store.add(path: path, tags: tags, created: recorded, sourceName: name, speakers: speakers, duration: fingerprint.duration)
         try store.storeFingerprint(fingerprint, of: id)
+        if let template { try store.setTemplate(of: id, to: template, rewrite: false) }
         return (id, true)
     }
 }

@@ -66,9 +66,12 @@ public struct NoteWriter {
     }
 
     /// GBNF: a JSON array of up to 10 short strings, or []; `excluded`: characters no item may hold (GBNF ranges).
-    static func actionsGrammar(excluding excluded: String = "") -> String {
+    static func actionsGrammar(excluding excluded: String = "") -> String { listGrammar(items: 10, excluding: excluded) }
+
+    /// GBNF: a JSON array of up to `items` strings of 3–120 characters, or [].
+    static func listGrammar(items: Int, excluding excluded: String = "") -> String {
         #"""
-        root ::= "[" ws ( item ( "," ws item ){0,9} )? ws "]"
+        root ::= "[" ws ( item ( "," ws item ){0,\#(items - 1)} )? ws "]"
         item ::= "\"" char{3,120} "\""
         char ::= [^"\\\x00-\x1f\#(excluded)]
         ws ::= [ \n]{0,2}
@@ -84,17 +87,18 @@ public struct NoteWriter {
                                                    0xF900...0xFAFF, 0xFF00...0xFFEF]
 
     /// The grammars of a transcript's replies: free text (nil: unrestricted) and action items.
-    static func grammars(for transcript: String) -> (text: String?, actions: String) {
+    static func grammars(for transcript: String) -> (text: String?, actions: String, points: String) {
         guard !transcript.unicodeScalars.contains(where: { c in eastAsian.contains { $0.contains(c.value) } }) else {
-            return (nil, actionsGrammar())
+            return (nil, actionsGrammar(), listGrammar(items: Self.pointsPerSection))
         }
         let ranges = eastAsian.map { String(format: "\\u%04x-\\u%04x", $0.lowerBound, $0.upperBound) }.joined()
-        return ("root ::= [^\(ranges)]*", actionsGrammar(excluding: ranges))
+        return ("root ::= [^\(ranges)]*", actionsGrammar(excluding: ranges), listGrammar(items: Self.pointsPerSection, excluding: ranges))
     }
 
     /// `sentences`: the transcript's sentences with who said each and when (`NoteSentence.sentences(of:)`), against
     /// which the model's action items are checked and given owners; nil reads them from `transcript` (one voice).
-    public func write(transcript: String, sentences: [NoteSentence]? = nil) throws -> NoteText {
+    /// `template`: how the summary is laid out (its sections asked together with the rest; see `SummaryTemplate`).
+    public func write(transcript: String, sentences: [NoteSentence]? = nil, template: SummaryTemplate = SummaryTemplate.builtIns[0]) throws -> NoteText {
         let text = transcript.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { return NoteText(title: "Empty recording", summary: "No speech was found in this recording.", actions: []) }
         let chunks = try Self.chunks(of: text, maxTokens: Self.chunkTokens, count: model.tokenCount)
@@ -111,12 +115,16 @@ public struct NoteWriter {
         // the note's questions at once (the model reads the body once and writes the replies together): its summary and
         // title, and the action items of a note of one chunk
         let asked = chunks.count == 1 ? [actionsRequest(text, grammar: grammars.actions)] : []
-        let replies = try model.replies(to: asked + [summaryRequest(of: body, grammar: grammars.text), titleRequest(body, grammar: grammars.text)])
+        let sections = template.sections.map { sectionRequest($0, of: template, body: body, grammar: grammars.points) }
+        let replies = try model.replies(to: asked + [summaryRequest(of: body, grammar: grammars.text), titleRequest(body, grammar: grammars.text)]
+                                        + sections)
         let proposed = asked.isEmpty ? found : readActions(replies[0], of: text)
         let short = readSummary(replies[asked.count])
         let heading = readTitle(replies[asked.count + 1], summary: short, transcript: text)
         let actions = Commitments.check(proposed, in: sentences ?? NoteSentence.sentences(of: text))
-        return NoteText(title: heading.title, summary: short, actions: actions, titleFromModel: heading.fromModel, proposedActions: proposed)
+        let points = zip(template.sections, replies.suffix(sections.count)).map { ($0, Self.readPoints($1, said: text, heading: $0)) }
+        return NoteText(title: heading.title, summary: Self.laidOut(short, points), actions: actions, titleFromModel: heading.fromModel,
+                        proposedActions: proposed)
     }
 
     func titleRequest(_ body: String, grammar: String?) -> ReplyRequest {

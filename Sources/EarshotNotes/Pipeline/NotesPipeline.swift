@@ -219,7 +219,10 @@ public final class NotesPipeline {
                 return "no language model: key-word title"
             }
             let before = writer.model.usage
-            let text = try writer.write(transcript: note.transcriptForReading, sentences: NoteSentence.sentences(of: note.segments))
+            // a template removed since it was chosen: the default's plain summary
+            let template = (try? store.template(named: note.template)) ?? SummaryTemplate.builtIns[0]
+            let text = try writer.write(transcript: note.transcriptForReading, sentences: NoteSentence.sentences(of: note.segments),
+                                        template: template)
             let items = try store.owned(text.actions, in: note)
             let actions = String(decoding: try JSONEncoder().encode(items), as: UTF8.self)
             try complete(.summarise, note: id, update: """

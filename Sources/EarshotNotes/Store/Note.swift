@@ -42,6 +42,8 @@ public struct Note: Sendable, Equatable {
     public var languageModel: String
     public var tags: [String]
     public var stages: [StageStatus]
+    /// The summary template the note is written with (`SummaryTemplate`).
+    public var template = SummaryTemplate.defaultName
 
     /// The voices heard, in order of appearance (enrolled names, `SPEAKER_nn` for others); empty when the note was
     /// not labelled (one voice nobody enrolled).
@@ -127,6 +129,9 @@ public enum NotesError: Error, LocalizedError, Equatable {
     case unknownSegment(note: Int, segment: Int, count: Int)
     /// A correction that cannot be made (empty text, nothing to change, a segment changed since).
     case badCorrection(String)
+    /// A summary template that cannot be made or removed as asked.
+    case badTemplate(String)
+    case unknownTemplate(name: String, known: [String])
 
     public var errorDescription: String? {
         switch self {
@@ -154,6 +159,9 @@ public enum NotesError: Error, LocalizedError, Equatable {
             return "note \(note) has no segment \(segment)" + (count == 0 ? ": its transcript is empty"
                 : " (it has \(count), numbered from 1 as `earshot notes show \(note)` numbers them)")
         case let .badCorrection(problem): return problem
+        case let .badTemplate(problem): return problem
+        case let .unknownTemplate(name, known):
+            return "no summary template is called '\(name)' (there are: \(known.joined(separator: ", ")); `earshot notes template add` makes one)"
         case let .badSpeakerCount(count):
             return "\(count) speakers: give a number from 1 to \(Diarizer.maxSpeakers), or leave it out to have the voices counted; nothing was stored"
         case let .unknownAction(note, item, count):

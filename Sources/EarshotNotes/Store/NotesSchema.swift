@@ -117,6 +117,22 @@ enum NotesSchema {
             moments BLOB NOT NULL
         );
         """,
+        // 8: summary templates people wrote (the built-in ones are in the code), and the template each note is written
+        // with when it is not the default. The note's id is a plain column, not the row id: a damaged store's pages are
+        // read back by the shape of their rows (`ScannedNotes`), and a row of (row id, name, time) is a person's
+        """
+        CREATE TABLE templates (
+            name TEXT PRIMARY KEY COLLATE NOCASE,
+            instructions TEXT NOT NULL,
+            sections TEXT NOT NULL,
+            created REAL NOT NULL
+        );
+        CREATE TABLE note_templates (
+            note_id INTEGER NOT NULL UNIQUE REFERENCES notes(id) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            chosen REAL NOT NULL
+        );
+        """,
     ]
 
     /// Brings the database up to the latest version. A store written by a newer Earshot is refused.

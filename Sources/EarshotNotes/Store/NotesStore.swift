@@ -266,6 +266,10 @@ public final class NotesStore {
         for r in try db.query("SELECT note_id, tag FROM tags WHERE note_id IN (\(inList)) ORDER BY note_id, tag") {
             if let id = r[0].int, let tag = r[1].string { tags[id, default: []].append(tag) }
         }
+        var templates: [Int: String] = [:]
+        for r in try db.query("SELECT note_id, name FROM note_templates WHERE note_id IN (\(inList))") {
+            if let id = r[0].int, let name = r[1].string { templates[id] = name }
+        }
         for r in try db.query("""
             SELECT note_id, stage, state, attempts, completions, error FROM stages WHERE note_id IN (\(inList))
             ORDER BY note_id, position
@@ -284,7 +288,7 @@ public final class NotesStore {
                         audioPath: audioDirectory.appendingPathComponent(row[3].string ?? "").path, duration: row[4].double ?? 0,
                         title: row[5].string ?? "", titleBy: row[6].string ?? "none", summary: row[7].string ?? "", actions: actions,
                         transcript: row[9].string ?? "", segments: segments, languageModel: row[11].string ?? "",
-                        tags: tags[id] ?? [], stages: stages[id] ?? [])
+                        tags: tags[id] ?? [], stages: stages[id] ?? [], template: templates[id] ?? SummaryTemplate.defaultName)
         }
     }
 

@@ -26,7 +26,7 @@ enum ErrorResponses {
         case is AudioError, is SpeechError, is AudioSourceError: return 400
         case let error as NotesError:
             switch error {
-            case .unknownNote, .noSuchTag, .unknownPerson, .unknownAction, .unknownSegment: return 404
+            case .unknownNote, .noSuchTag, .unknownPerson, .unknownAction, .unknownSegment, .unknownTemplate: return 404
             case .storage, .storeTooNew, .needsRepair: return 503
             case .notTranscribed: return 409
             default: return 400

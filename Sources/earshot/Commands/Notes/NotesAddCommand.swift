@@ -7,7 +7,7 @@ enum NotesAddCommand {
     static let command = Command(
         name: "add",
         abstract: "Save recordings as notes at once; transcription and summaries follow in the background.",
-        usage: "<file>... [--tag t1,t2] [--speakers N] [--wait]",
+        usage: "<file>... [--tag t1,t2] [--speakers N] [--template name] [--wait]",
         discussion: """
         Each file is decoded first (anything that is not audio is refused and nothing is stored), copied
         into the store and saved as a note with its stages queued; its id is printed at once. With --wait
@@ -16,11 +16,12 @@ enum NotesAddCommand {
         options: [
             Option(name: "tag", value: "tags", help: "Comma-separated tags for the new notes."),
             Option(name: "speakers", value: "n", help: "How many people speak in each recording, when you know (else the voices are counted)."),
+            Option(name: "template", value: "name", help: "Summary template (meeting, lecture, call…; `notes template list`; default memo)."),
             Option(name: "date", value: "date", help: "When the recordings were made (YYYY-MM-DD or YYYY-MM-DDTHH:MM; default now): the notes' date."),
             Option(name: "wait", value: nil, help: "Run transcription, summary and embedding now, before returning."),
             Option(name: "json", value: nil, help: "Print the new notes as JSON."),
         ] + NotesCommand.pipelineOptions,
-        examples: ["earshot notes add memo.m4a", "earshot notes add *.wav --tag work --wait", "earshot notes add standup.m4a --speakers 3 --date 2026-11-30T09:30", "earshot notes add idea.ogg --wait --llm small"],
+        examples: ["earshot notes add memo.m4a", "earshot notes add *.wav --tag work --wait", "earshot notes add standup.m4a --speakers 3 --template meeting --date 2026-11-30T09:30", "earshot notes add idea.ogg --wait --llm small"],
         run: run)
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
@@ -28,12 +29,15 @@ enum NotesAddCommand {
         let library = try NotesCommand.library(args)  // options checked before anything is stored
         let speakers = try args.optionalInt("speakers", range: 1...Diarizer.maxSpeakers)
         let recorded = try NotesCommand.date(args.value("date"), option: "date", args)
+        let template = args.value("template")
+        if let template { _ = try await library.template(named: template) }  // before anything is stored
         var added: [Note] = [], refused = 0
         for path in args.positionals {
             do {
                 let tags = NotesCommand.tags(args.value("tag"))
                 let note = path == "-" ? try await library.add(data: try AudioFileLoader.standardInput(), name: "stdin", tags: tags, speakers: speakers, recorded: recorded)
                     : try await library.add(file: path, tags: tags, speakers: speakers, recorded: recorded)
+                if let template { try await library.setTemplate(of: note.id, to: template, rewrite: false) }
                 added.append(note)
                 if !args.flag("json") { print("note \(note.id): saved \(path)") }
             } catch let error as NotesError {

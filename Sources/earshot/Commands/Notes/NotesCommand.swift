@@ -29,7 +29,7 @@ enum NotesCommand {
         subcommands: [NotesAddCommand.command, NotesImportCommand.command, NotesRecordCommand.command, NotesProcessCommand.command, NotesRetryCommand.command,
                       NotesListCommand.command, NotesShowCommand.command, NotesSearchCommand.command, NotesAskCommand.command, NotesEditCommand.command,
                       NotesRenameSpeakerCommand.command, NotesActionsCommand.command, NotesDoneCommand.command, NotesDeleteCommand.command, NotesExportCommand.command,
-                      NotesSeedCommand.command, NotesRepairCommand.command])
+                      NotesSeedCommand.command, NotesRepairCommand.command, NotesTemplateCommand.command])
 
     static let pipelineOptions = [
         Option(name: "llm", value: "model", help: "Language model for titles and summaries: default (1.5B) or small (135M)."),

@@ -6,10 +6,11 @@ import Foundation
 enum NotesEditCommand {
     static let command = Command(
         name: "edit",
-        abstract: "Change a note's title or tags, or correct its transcript (a segment's words or speaker; undo the last).",
-        usage: "<id> [--title text] [--tag t1,t2] [--untag t] | <id> --segment N [--text words] [--speaker name] [--rewrite-summary] | <id> --undo | <id> --corrections [--json]",
+        abstract: "Change a note's title, tags or summary template, or correct its transcript (a segment's words or speaker; undo the last).",
+        usage: "<id> [--title text] [--tag t1,t2] [--untag t] [--template name] | <id> --segment N [--text words] [--speaker name] [--rewrite-summary] | <id> --undo | <id> --corrections [--json]",
         discussion: """
-        A title set here is kept when the summary is rewritten. A corrected segment keeps its times; the note's words
+        A title set here is kept when the summary is rewritten. --template writes the note's summary again with
+        another template (`earshot notes template list`), in `notes process` or a running `earshot serve`. A corrected segment keeps its times; the note's words
         search finds the corrected words at once, and meaning search once `earshot notes process` (or a running
         `earshot serve`) has embedded it again — with --rewrite-summary, after its title, summary and action items are
         written again. `earshot notes show ID` numbers the segments; every correction is kept, and --undo takes back the last.
@@ -18,6 +19,7 @@ enum NotesEditCommand {
             Option(name: "title", value: "text", help: "New title."),
             Option(name: "tag", value: "tags", help: "Comma-separated tags to add."),
             Option(name: "untag", value: "tags", help: "Comma-separated tags to remove."),
+            Option(name: "template", value: "name", help: "Write the summary again with this template (meeting, lecture, yours…)."),
             Option(name: "segment", value: "n", help: "The segment to correct, numbered from 1 as `notes show` numbers them."),
             Option(name: "text", value: "words", help: "With --segment: what was really said."),
             Option(name: "speaker", value: "name", help: "With --segment: who really said it (a name, or a voice of the note)."),
@@ -27,6 +29,7 @@ enum NotesEditCommand {
             Option(name: "json", value: nil, help: "With --segment, --undo or --corrections: print JSON."),
         ],
         examples: ["earshot notes edit 3 --title \"Launch plan\"", "earshot notes edit 3 --tag work,urgent --untag home",
+                   "earshot notes edit 3 --template meeting",
                    "earshot notes edit 3 --segment 4 --text \"Send the deck to Priya by Friday.\"",
                    "earshot notes edit 3 --segment 5 --speaker Ruth", "earshot notes edit 3 --undo", "earshot notes edit 3 --corrections"],
         run: run)
@@ -39,19 +42,25 @@ enum NotesEditCommand {
         }
         let title = args.value("title")?.trimmingCharacters(in: .whitespacesAndNewlines)
         if let title, title.isEmpty { throw UsageError(message: "--title cannot be empty", path: args.path) }
-        guard title != nil || args.value("tag") != nil || args.value("untag") != nil else {
-            throw UsageError(message: "give --title, --tag or --untag (or --segment N to correct the transcript)", path: args.path)
+        let template = args.value("template")
+        guard title != nil || args.value("tag") != nil || args.value("untag") != nil || template != nil else {
+            throw UsageError(message: "give --title, --tag, --untag or --template (or --segment N to correct the transcript)", path: args.path)
         }
-        try await NotesLibrary().edit(id, title: title, addTags: NotesCommand.tags(args.value("tag")), removeTags: NotesCommand.tags(args.value("untag")))
-        print("note \(id) updated")
+        let library = try NotesLibrary()
+        if let template { try await library.setTemplate(of: id, to: template) }
+        if title != nil || args.value("tag") != nil || args.value("untag") != nil {
+            try await library.edit(id, title: title, addTags: NotesCommand.tags(args.value("tag")), removeTags: NotesCommand.tags(args.value("untag")))
+        }
+        print("note \(id) updated" + (template == nil ? "" : "; its summary is written again as a \(try await library.note(id).template) "
+            + "by `earshot notes process` (or a running `earshot serve`)"))
         return 0
     }
 
     /// `--segment`, `--undo` or `--corrections`: the transcript corrected, its last correction undone, or its corrections.
     private static func correct(_ id: Int, _ args: ParsedArguments) async throws -> Int32 {
         let modes = [args.value("segment") != nil, args.flag("undo"), args.flag("corrections")].filter { $0 }.count
-        if modes > 1 || args.value("title") != nil || args.value("tag") != nil || args.value("untag") != nil {
-            throw UsageError(message: "--segment, --undo and --corrections go alone (not with each other, --title or tags)", path: args.path)
+        if modes > 1 || args.value("title") != nil || args.value("tag") != nil || args.value("untag") != nil || args.value("template") != nil {
+            throw UsageError(message: "--segment, --undo and --corrections go alone (not with each other, --title, tags or --template)", path: args.path)
         }
         let library = try NotesLibrary()
         if args.flag("corrections") {

@@ -7,7 +7,7 @@ enum NotesImportCommand {
     static let command = Command(
         name: "import",
         abstract: "Import recordings made elsewhere (phone memos, meetings): dated when recorded, duplicates skipped.",
-        usage: "<folder|file>... [--tag t1,t2] [--speakers N] [--wait] [--json]",
+        usage: "<folder|file>... [--tag t1,t2] [--speakers N] [--template name] [--wait] [--json]",
         discussion: """
         Folders are searched at every depth for audio files (m4a, mp3, ogg, opus, webm, wav, flac, amr,
         mp4, wma and more; anything ffmpeg reads). Each recording becomes a note dated when it was
@@ -19,10 +19,11 @@ enum NotesImportCommand {
         options: [
             Option(name: "tag", value: "tags", help: "Comma-separated tags for the new notes."),
             Option(name: "speakers", value: "n", help: "How many people speak in each recording, when you know (else the voices are counted)."),
+            Option(name: "template", value: "name", help: "Summary template for the new notes (meeting, lecture, call…; `notes template list`)."),
             Option(name: "wait", value: nil, help: "Transcribe, summarise and index the new notes now, before returning."),
             Option(name: "json", value: nil, help: "Print what became of each file as JSON."),
         ] + NotesCommand.pipelineOptions,
-        examples: ["earshot notes import ~/Phone/Recordings", "earshot notes import standup.m4a call.amr --tag work --wait",
+        examples: ["earshot notes import ~/Phone/Recordings", "earshot notes import standup.m4a call.amr --tag work --template meeting --wait",
                    "earshot notes import ~/Recordings --json"],
         run: run)
 
@@ -31,8 +32,11 @@ enum NotesImportCommand {
         let library = try NotesCommand.library(args)
         let speakers = try args.optionalInt("speakers", range: 1...Diarizer.maxSpeakers)
         let json = args.flag("json")
+        let template = args.value("template")
+        if let template { _ = try await library.template(named: template) }  // before anything is read
         let bar = ProgressBar(label: "importing", total: 1)
-        let results = await library.importRecordings(args.positionals, tags: NotesCommand.tags(args.value("tag")), speakers: speakers) { done, total, file in
+        let results = await library.importRecordings(args.positionals, tags: NotesCommand.tags(args.value("tag")), speakers: speakers,
+                                                      template: template) { done, total, file in
             bar.finish()
             switch file.outcome {
             case .imported where !json:
