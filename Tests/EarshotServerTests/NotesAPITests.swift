@@ -312,4 +312,39 @@ final class NotesAPITests: XCTestCase {
         XCTAssertEqual(try client.request("POST", "/api/notes/import", form: [("modified", "yesterday")], files: [("file", other)]).status, 400)
         XCTAssertEqual(try client.get("/api/notes").jsonArray.count, 2)
     }
+
+    func testTemplatesAreListedKeptAndChosenForANote() throws {
+        let fixture = try ServerFixture()
+        defer { fixture.stop() }
+        let client = fixture.client
+        let listed = try client.get("/api/templates").jsonArray
+        XCTAssertEqual(listed.compactMap { $0["name"] as? String }, ["memo", "meeting", "one-to-one", "lecture", "call"])
+        XCTAssertEqual(listed[1]["sections"] as? [String], ["Decisions", "Discussed"])
+        XCTAssertEqual(listed[1]["built_in"] as? Bool, true)
+        let made = try client.request("POST", "/api/templates", headers: ["Content-Type": "application/json"],
+                                      body: Data(#"{"name": "standup", "instructions": "A daily standup.", "sections": ["Done", "Next"]}"#.utf8))
+        XCTAssertEqual(made.status, 201, made.text)
+        XCTAssertEqual(made.json["sections"] as? [String], ["Done", "Next"])
+        let refused = try client.request("POST", "/api/templates", headers: ["Content-Type": "application/json"],
+                                         body: Data(#"{"name": "meeting", "instructions": "mine"}"#.utf8))
+        XCTAssertEqual(refused.status, 400)
+        XCTAssertTrue(refused.errorMessage.contains("built-in"), refused.errorMessage)
+
+        let clip = try fixture.speech("Done: the login page. Next: the settings page.", name: "standup.wav")
+        let id = try XCTUnwrap(try client.request("POST", "/api/notes", files: [("file", clip)]).json["id"] as? Int)
+        let edited = try client.request("PATCH", "/api/notes/\(id)", headers: ["Content-Type": "application/json"],
+                                        body: Data(#"{"template": "Standup"}"#.utf8))
+        XCTAssertEqual(edited.status, 200, edited.text)
+        XCTAssertEqual(edited.json["template"] as? String, "standup")
+        let unknown = try client.request("PATCH", "/api/notes/\(id)", headers: ["Content-Type": "application/json"],
+                                         body: Data(#"{"template": "sonnet"}"#.utf8))
+        XCTAssertEqual(unknown.status, 404)
+        XCTAssertTrue(unknown.errorMessage.contains("standup"), "the error lists the templates there are: \(unknown.errorMessage)")
+        let removed = try client.request("DELETE", "/api/templates/standup")
+        XCTAssertEqual(removed.status, 200, removed.text)
+        XCTAssertEqual(removed.json["notes"] as? [Int], [id])
+        XCTAssertEqual(try client.get("/api/notes/\(id)").json["template"] as? String, "memo")
+        XCTAssertEqual(try client.request("DELETE", "/api/templates/lecture").status, 400)
+        XCTAssertEqual(try client.request("DELETE", "/api/templates/nothing").status, 404)
+    }
 }

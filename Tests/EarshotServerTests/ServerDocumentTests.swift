@@ -20,7 +20,7 @@ final class ServerDocumentTests: XCTestCase {
                 XCTAssertFalse(response.errorMessage.hasPrefix("no such endpoint"), "\(method) \(path)")
             }
         }
-        XCTAssertEqual(paths.values.map(\.count).reduce(0, +), 47, "one entry per API route (pages and assets are not API)")
+        XCTAssertEqual(paths.values.map(\.count).reduce(0, +), 50, "one entry per API route (pages and assets are not API)")
     }
 
     func testEveryPageIsServedWithItsPolicy() throws {

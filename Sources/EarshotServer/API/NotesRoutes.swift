@@ -10,6 +10,8 @@ enum NotesRoutes {
         var title: String?
         var addTags: [String]?
         var removeTags: [String]?
+        /// A summary template to write the note with again.
+        var template: String?
     }
 
     struct Retried: Codable, Sendable { var queued: Int }
@@ -69,7 +71,7 @@ enum NotesRoutes {
             }
             let speakers = try uploadSpeakers(request)
             let result = try await services.notes().importRecording(file.path, name: file.filename, modified: modified,
-                                                                    tags: uploadTags(request), speakers: speakers)
+                                                                tags: uploadTags(request), speakers: speakers)
             switch result.outcome {
             case .imported: arrived(result.note!, services); return .json(result, status: 201)
             case .duplicate: return .json(result)
@@ -91,6 +93,10 @@ enum NotesRoutes {
             let id = try p.id("id")
             if let title = edit.title, title.trimmingCharacters(in: .whitespaces).isEmpty || title.count > 200 {
                 throw HTTPError(400, "a title has 1 to 200 characters")
+            }
+            if let template = edit.template {
+                try await notes.setTemplate(of: id, to: template)
+                services.notesArrived.withLock { $0 = true }  // the summary is queued again
             }
             try await notes.edit(id, title: edit.title, addTags: edit.addTags ?? [], removeTags: edit.removeTags ?? [])
             services.noteEvents.publish(.init(note: id, change: "edited"))

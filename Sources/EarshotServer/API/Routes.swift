@@ -9,6 +9,7 @@ enum Routes {
         AskRoutes.add(to: &router, services)
         NotesRoutes.add(to: &router, services)
         CorrectionRoutes.add(to: &router, services)
+        TemplateRoutes.add(to: &router, services)
         PeopleRoutes.add(to: &router, services)
         PeopleRoutes.addActions(to: &router, services)
         SoundRoutes.add(to: &router, services)
