@@ -160,6 +160,23 @@ class BrowserTest(unittest.TestCase):
         cite.click()
         wait(driver, 20, lambda d: abs(d.execute_script("return document.getElementById('player').currentTime") - start) < 1.0,
              "the citation plays the moment it cites")
+        # a template of one's own, and the note written again with it: the choice is kept with the note
+        driver.execute_script("document.getElementById('player').pause()")
+        driver.find_element(By.CSS_SELECTOR, "#templates > summary").click()
+        driver.find_element(By.ID, "template-name").send_keys("errand")
+        driver.find_element(By.ID, "template-sections").send_keys("Who, When")
+        driver.find_element(By.ID, "template-instructions").send_keys("An errand to run: who to see and when")
+        driver.find_element(By.CSS_SELECTOR, "#new-template button[type=submit]").click()
+        wait(driver, 20, text_contains("new-template-status", "kept"), "the template is kept")
+        self.assertIn("errand", texts(driver, "#template-list li strong"))
+        Select(driver.find_element(By.ID, "note-template")).select_by_value("errand")
+        driver.find_element(By.CSS_SELECTOR, "#template-form button[type=submit]").click()
+        wait(driver, 20, text_contains("template-status", "writing the summary again"), "the summary is written again")
+        wait(driver, 600, lambda d: "ready" in d.find_element(By.ID, "note-status").text
+             and not d.find_element(By.ID, "template-status").text, "the note is written again")
+        self.assertEqual(Select(driver.find_element(By.ID, "note-template")).first_selected_option.get_attribute("value"), "errand")
+        self.assertTrue(driver.find_element(By.CSS_SELECTOR, "#note-summary p").text, "the summary's sentence comes first")
+        self.shot(driver, "notes-template")
 
     def test_notes_name_a_voice(self):
         recording = os.path.join(AUDIO, "two-voices.wav")

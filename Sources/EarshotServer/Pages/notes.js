@@ -38,6 +38,70 @@ async function refresh() {
   }
 }
 
+// a summary as the notes keep it: a paragraph, then each template section as "Heading:" and "- point" lines
+function summaryHTML(text) {
+  if (!text) return '<p class="muted">(not yet)</p>';
+  return text.split("\n\n").map((block) => {
+    const lines = block.split("\n");
+    if (lines.length > 1 && lines[0].endsWith(":") && lines.slice(1).every((l) => l.startsWith("- "))) {
+      return `<h3>${Earshot.escape(lines[0].slice(0, -1))}</h3><ul>${lines.slice(1).map((l) => `<li>${Earshot.escape(l.slice(2))}</li>`).join("")}</ul>`;
+    }
+    return `<p>${Earshot.escape(block)}</p>`;
+  }).join("");
+}
+
+// the summary templates: the note's choice, and people's own kept or removed here
+async function loadTemplates() {
+  const templates = await Earshot.api("/api/templates");
+  const chosen = $("note-template").value;
+  $("note-template").innerHTML = templates.map((t) => `<option value="${Earshot.escape(t.name)}" title="${Earshot.escape(t.instructions)}">${
+    Earshot.escape(t.name)}${t.built_in ? "" : " (yours)"}</option>`).join("");
+  if (chosen) $("note-template").value = chosen;
+  $("template-list").innerHTML = templates.map((t) => `<li><strong>${Earshot.escape(t.name)}</strong>
+    <span class="muted">${Earshot.escape(t.sections.length ? t.sections.join(", ") : "the summary alone")}</span>
+    ${t.built_in ? "" : `<button type="button" class="link" data-remove-template="${Earshot.escape(t.name)}">remove</button>`}</li>`).join("");
+}
+
+$("template-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  if (!current) return;
+  const template = $("note-template").value;
+  try {
+    await Earshot.api(`/api/notes/${current.id}`, { method: "PATCH", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ template }) });
+    $("template-status").textContent = `Writing the summary again with the ${template} template…`;
+    await show(current.id, false);
+  } catch (error) {
+    Earshot.showError($("template-status"), error.message);
+  }
+});
+
+$("new-template").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const body = { name: $("template-name").value, instructions: $("template-instructions").value,
+    sections: $("template-sections").value.split(",").map((h) => h.trim()).filter(Boolean) };
+  try {
+    const made = await Earshot.api("/api/templates", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    $("new-template-status").textContent = `Template ${made.name} kept: ${made.sections.join(", ")}.`;
+    $("new-template").reset();
+    await loadTemplates();
+  } catch (error) {
+    Earshot.showError($("new-template-status"), error.message);
+  }
+});
+
+$("template-list").addEventListener("click", async (event) => {
+  const b = event.target.closest("button[data-remove-template]");
+  if (!b) return;
+  try {
+    const removed = await Earshot.api(`/api/templates/${encodeURIComponent(b.dataset.removeTemplate)}`, { method: "DELETE" });
+    $("new-template-status").textContent = `Template ${removed.removed} removed` +
+      (removed.notes.length ? `; notes ${removed.notes.join(", ")} keep their summaries.` : ".");
+    await loadTemplates();
+  } catch (error) {
+    Earshot.showError($("new-template-status"), error.message);
+  }
+});
+
 async function show(id, focus = true) {
   const note = await Earshot.api(`/api/notes/${id}`);
   const status = stageStatus(note.stages);
@@ -48,7 +112,9 @@ async function show(id, focus = true) {
   $("note-meta").textContent = `${note.source} · ${Earshot.clock(note.duration)} · ${new Date(note.created).toLocaleString()}` +
     (note.tags.length ? ` · tags: ${note.tags.join(", ")}` : "");
   if ($("player").dataset.id !== String(id)) { $("player").src = `/api/notes/${id}/audio`; $("player").dataset.id = id; }
-  $("note-summary").textContent = note.summary || "(not yet)";
+  $("note-summary").innerHTML = summaryHTML(note.summary);
+  $("note-template").value = note.template;
+  if (status === "ready" && $("template-status").textContent.startsWith("Writing")) $("template-status").textContent = "";
   // no action items is an answer only once the summary stage has run
   const summarised = note.stages.some((s) => s.stage === "summarise" && s.state === "done");
   // each item: a box to tick it off, its owner, and the moment it was said (a click plays it)
@@ -439,4 +505,5 @@ function showLinked() {
   if (linked) show(Number(linked[1]));
 }
 window.addEventListener("hashchange", showLinked);
-showLinked();
+// the templates first: the note shown picks its own among them
+loadTemplates().catch((error) => Earshot.showError($("new-template-status"), error.message)).finally(showLinked);
