@@ -14,7 +14,7 @@ final class NotesCommandTests: XCTestCase {
     override func tearDown() { try? FileManager.default.removeItem(at: home) }
 
     func testHelpForEveryNotesCommand() throws {
-        for sub in ["add", "import", "record", "process", "retry", "list", "show", "search", "ask", "edit", "delete", "export", "seed", "actions", "done"] {
+        for sub in ["add", "import", "record", "process", "retry", "list", "show", "search", "ask", "edit", "delete", "export", "seed", "actions", "done", "template"] {
             let r = try CLI.run(["notes", sub, "--help"], environment: env)
             XCTAssertEqual(r.status, 0, sub)
             XCTAssertTrue(r.stdout.contains("EXAMPLES:"), sub)
@@ -50,6 +50,32 @@ final class NotesCommandTests: XCTestCase {
         XCTAssertEqual(nowhere.status, 1)
         XCTAssertTrue(nowhere.stderr.contains("nowhere: no such file or folder"), nowhere.stderr)
         XCTAssertEqual(try CLI.run(["notes", "import"], environment: env).status, 2)
+    }
+
+    func testTemplatesAreAddedListedChosenAndRemoved() throws {
+        let added = try CLI.run(["notes", "template", "add", "standup", "--instructions", "A daily standup.", "--sections", "Done, Next"], environment: env)
+        XCTAssertEqual(added.status, 0, added.stderr)
+        XCTAssertEqual(added.stdout, "template standup: Done, Next\n")
+        let listed = try CLI.run(["notes", "template", "list"], environment: env).stdout
+        XCTAssertTrue(listed.contains("meeting (built in): Decisions, Discussed"), listed)
+        XCTAssertTrue(listed.contains("standup: Done, Next"), listed)
+        XCTAssertEqual(try CLI.run(["notes", "template", "add", "lecture", "--instructions", "x"], environment: env).status, 1)
+        XCTAssertEqual(try CLI.run(["notes", "template", "add", "x"], environment: env).status, 2, "no --instructions")
+        let wav = home.appendingPathComponent("a.wav")
+        try TestAudio.speak("Done the login page, next the settings page.", to: wav)
+        XCTAssertEqual(try CLI.run(["notes", "add", wav.path, "--template", "sonnet"], environment: env).status, 1)
+        XCTAssertTrue(try CLI.run(["notes", "list"], environment: env).stdout.contains("no notes"), "a wrong template stores nothing")
+        XCTAssertEqual(try CLI.run(["notes", "add", wav.path, "--template", "standup"], environment: env).status, 0)
+        let shown = try CLI.run(["notes", "show", "1", "--json"], environment: env).stdout
+        XCTAssertTrue(shown.contains("\"template\" : \"standup\""), shown)
+        let edited = try CLI.run(["notes", "edit", "1", "--template", "meeting"], environment: env)
+        XCTAssertTrue(edited.stdout.contains("written again as a meeting"), edited.stdout + edited.stderr)
+        let unknown = try CLI.run(["notes", "edit", "1", "--template", "sonnet"], environment: env)
+        XCTAssertEqual(unknown.status, 1)
+        XCTAssertTrue(unknown.stderr.contains("no summary template is called 'sonnet'"), unknown.stderr)
+        let removed = try CLI.run(["notes", "template", "remove", "standup"], environment: env)
+        XCTAssertEqual(removed.stdout, "template standup removed\n", "note 1 is a meeting now")
+        XCTAssertEqual(try CLI.run(["notes", "template", "remove", "memo"], environment: env).status, 1)
     }
 
     func testActionsAndForgettingSayWhatIsWrong() throws {
