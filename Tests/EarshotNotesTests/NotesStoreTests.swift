@@ -138,6 +138,8 @@ final class NotesStoreTests: XCTestCase {
             let store = try fixture.store()
             for i in 0..<40 { try store.add(path: path, tags: ["batch", "n\(i)"]) }
             try store.edit(3, title: "Call the plumber")
+            try store.saveTemplate(name: "errand", instructions: "Who to see and when.", sections: ["Who", "When"])
+            try store.setTemplate(of: 3, to: "errand", rewrite: false)
             try store.db.query("UPDATE stages SET state = 'done', completions = 1 WHERE note_id = 3")
             try store.db.query("UPDATE notes SET transcript = 'Remember to call the plumber.', summary = 'A call to make.' WHERE id = 3")
             // note 20's row fills pages of its own, marked so the test can find them
@@ -178,6 +180,8 @@ final class NotesStoreTests: XCTestCase {
         XCTAssertEqual(note.title, "Call the plumber")
         XCTAssertEqual(note.transcript, "Remember to call the plumber.")
         XCTAssertEqual(note.tags, ["batch", "n2"])
+        XCTAssertEqual(note.template, "errand", "templates and the notes' choices are carried too")
+        XCTAssertEqual(try store.template(named: "errand").sections, ["Who", "When"])
         XCTAssertEqual(note.stages.map(\.state), [.done, .done, .pending], "transcribe and summarise stay done; embed is redone")
         XCTAssertEqual(try NotesSearch(store: store, modelStore: fixture.modelStore).search("plumber", mode: .words).map(\.id), [3],
                        "the words index holds carried notes")

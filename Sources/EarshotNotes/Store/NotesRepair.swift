@@ -35,6 +35,7 @@ extension NotesStore {
             let readable = read + (scan?.notes(except: Set(read.map(\.id))) ?? [])
             var people = old.map(CarriedPeople.read) ?? CarriedPeople()
             if let scan { people.add(scan.people) }
+            let templates = old.map(CarriedTemplates.read) ?? CarriedTemplates()
             let lastID = max(old.flatMap { try? $0.db.query("SELECT last FROM note_ids").first?.first?.int } ?? 0, scan?.lastID ?? 0)
             if let size {
                 if size > 0 {
@@ -60,6 +61,7 @@ extension NotesStore {
                 carried += 1
             }
             try store.carry(people)
+            try store.carry(templates)
             // ids given before the damage are not given again, deleted ones included
             try store.guarded { try store.db.query("UPDATE note_ids SET last = MAX(last, ?)", [.integer(Int64(lastID))]) }
             let known = Set(try store.guarded { try store.db.query("SELECT audio_file FROM notes") }.compactMap { $0.first?.string })

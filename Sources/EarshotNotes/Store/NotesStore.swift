@@ -267,8 +267,12 @@ public final class NotesStore {
             if let id = r[0].int, let tag = r[1].string { tags[id, default: []].append(tag) }
         }
         var templates: [Int: String] = [:]
-        for r in try db.query("SELECT note_id, name FROM note_templates WHERE note_id IN (\(inList))") {
-            if let id = r[0].int, let name = r[1].string { templates[id] = name }
+        do {
+            for r in try db.query("SELECT note_id, name FROM note_templates WHERE note_id IN (\(inList))") {
+                if let id = r[0].int, let name = r[1].string { templates[id] = name }
+            }
+        } catch let error as SQLiteDatabase.Failure where damage != nil && error.isCorrupt {
+            // a damaged store still shows its notes: those whose template is lost read as the default's
         }
         for r in try db.query("""
             SELECT note_id, stage, state, attempts, completions, error FROM stages WHERE note_id IN (\(inList))

@@ -78,3 +78,33 @@ extension NotesStore {
         }
     }
 }
+
+/// A damaged store's templates and the notes' choices of them, as far as SQLite still reads them (repair carries them
+/// over; what cannot be read is lost, and those notes are written as memos).
+struct CarriedTemplates {
+    var templates: [[SQLValue]] = []
+    var choices: [[SQLValue]] = []
+
+    static func read(from store: NotesStore) -> CarriedTemplates {
+        // a table a damaged page makes unreadable carries nothing: what is left of the store matters more
+        CarriedTemplates(templates: (try? store.db.query("SELECT name, instructions, sections, created FROM templates")) ?? [],
+                         choices: (try? store.db.query("SELECT note_id, name, chosen FROM note_templates")) ?? [])
+    }
+}
+
+extension NotesStore {
+    /// Puts carried templates back, and each choice whose note was carried.
+    func carry(_ carried: CarriedTemplates) throws {
+        try guarded {
+            try db.transaction {
+                for row in carried.templates where row.count == 4 {
+                    try db.query("INSERT OR IGNORE INTO templates (name, instructions, sections, created) VALUES (?, ?, ?, ?)", row)
+                }
+                for row in carried.choices where row.count == 3 {
+                    try db.query("INSERT OR IGNORE INTO note_templates (note_id, name, chosen) SELECT id, ?, ? FROM notes WHERE id = ?",
+                                 [row[1], row[2], row[0]])
+                }
+            }
+        }
+    }
+}
