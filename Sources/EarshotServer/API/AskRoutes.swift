@@ -37,10 +37,6 @@ enum AskRoutes {
 
     static func date(_ text: String?, _ name: String) throws -> Date? {
         guard let text, !text.isEmpty else { return nil }
-        let day = DateFormatter()
-        day.locale = Locale(identifier: "en_US_POSIX")
-        day.dateFormat = "yyyy-MM-dd"
-        return try (day.date(from: text) ?? ISO8601DateFormatter().date(from: text))
-            .orThrow(HTTPError(400, "\(name) must be a date like 2026-11-29 or an ISO 8601 time; got '\(ShownText.echoed(text))'"))
+        return try DateText.parse(text).orThrow(HTTPError(400, "\(name) must be a date like 2026-11-29 or an ISO 8601 time; got '\(ShownText.echoed(text))'"))
     }
 }

@@ -36,27 +36,11 @@ public struct RecordingDate: Sendable, Equatable {
         return RecordingDate(date: modified, source: .file)
     }
 
-    /// A tag's date: ISO 8601 with or without fractional seconds and zone (none is local time, as a recorder's clock
-    /// is), or a day alone. Muxers write 1904-01-01 or 1970-01-01 for "unknown", and a clock never set can be years
-    /// off: dates before 1980 or more than a day ahead are not believed.
+    /// A tag's date (`DateText`). Muxers write 1904-01-01 or 1970-01-01 for "unknown", and a clock never set can be
+    /// years off: dates before 1980 or more than a day ahead are not believed.
     static func parse(_ text: String) -> Date? {
-        let text = text.trimmingCharacters(in: .whitespaces)
-        var date: Date?
-        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime]] {
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = options
-            if let parsed = formatter.date(from: text.replacingOccurrences(of: " ", with: "T")) { date = parsed; break }
-        }
-        if date == nil {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            for format in ["yyyy-MM-dd'T'HH:mm:ss.SSSSSSZ", "yyyy-MM-dd'T'HH:mm:ssZ", "yyyy-MM-dd'T'HH:mm:ss.SSSSSS",
-                           "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd HH:mm:ss", "yyyy-MM-dd"] {
-                formatter.dateFormat = format
-                if let parsed = formatter.date(from: text) { date = parsed; break }
-            }
-        }
-        guard let date, date > Date(timeIntervalSince1970: 315_532_800), date < Date().addingTimeInterval(86_400) else { return nil }
+        guard let date = DateText.parse(text), date > Date(timeIntervalSince1970: 315_532_800),
+              date < Date().addingTimeInterval(86_400) else { return nil }
         return date
     }
 }

@@ -75,13 +75,10 @@ enum NotesCommand {
     /// A date option's value: a day (YYYY-MM-DD, its start in local time) or a moment (YYYY-MM-DDTHH:MM[:SS]).
     static func date(_ text: String?, option: String, _ args: ParsedArguments) throws -> Date? {
         guard let text else { return nil }
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        for format in ["yyyy-MM-dd", "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd HH:mm"] {
-            f.dateFormat = format
-            if let date = f.date(from: text) { return date }
+        guard let date = DateText.parse(text) else {
+            throw UsageError(message: "--\(option) needs a date like 2026-11-29 (or 2026-11-29T14:30), got '\(ShownText.escaped(text))'", path: args.path)
         }
-        throw UsageError(message: "--\(option) needs a date like 2026-11-29 (or 2026-11-29T14:30), got '\(ShownText.escaped(text))'", path: args.path)
+        return date
     }
 
     static func tags(_ text: String?) -> [String] {
