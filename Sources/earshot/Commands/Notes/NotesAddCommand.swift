@@ -13,10 +13,7 @@ enum NotesAddCommand {
         into the store and saved as a note with its stages queued; its id is printed at once. With --wait
         the stages run before the command returns; otherwise `earshot notes process` runs them.
         """,
-        options: [
-            Option(name: "tag", value: "tags", help: "Comma-separated tags for the new notes."),
-            Option(name: "speakers", value: "n", help: "How many people speak in each recording, when you know (else the voices are counted)."),
-            Option(name: "template", value: "name", help: "Summary template (meeting, lecture, call…; `notes template list`; default memo)."),
+        options: NotesCommand.newNoteOptions + [
             Option(name: "date", value: "date", help: "When the recordings were made (YYYY-MM-DD or YYYY-MM-DDTHH:MM; default now): the notes' date."),
             Option(name: "wait", value: nil, help: "Run transcription, summary and embedding now, before returning."),
             Option(name: "json", value: nil, help: "Print the new notes as JSON."),

@@ -31,6 +31,13 @@ enum NotesCommand {
                       NotesRenameSpeakerCommand.command, NotesActionsCommand.command, NotesDoneCommand.command, NotesDeleteCommand.command, NotesExportCommand.command,
                       NotesSeedCommand.command, NotesRepairCommand.command, NotesTemplateCommand.command])
 
+    /// What a new note can be given, by `add` and `import` alike.
+    static let newNoteOptions = [
+        Option(name: "tag", value: "tags", help: "Comma-separated tags for the new notes."),
+        Option(name: "speakers", value: "n", help: "How many people speak in each recording, when you know (else the voices are counted)."),
+        Option(name: "template", value: "name", help: "Summary template (meeting, lecture, call…; `notes template list`; default memo)."),
+    ]
+
     static let pipelineOptions = [
         Option(name: "llm", value: "model", help: "Language model for titles and summaries: default (1.5B) or small (135M)."),
         Option(name: "model", value: "name", help: "Whisper model for transcription: tiny.en (default) or base."),

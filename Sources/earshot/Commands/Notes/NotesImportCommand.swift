@@ -16,10 +16,7 @@ enum NotesImportCommand {
         again in another format, is skipped and the note it matches is named. A file that cannot be
         read is reported and the rest are imported; the exit code is then 1.
         """,
-        options: [
-            Option(name: "tag", value: "tags", help: "Comma-separated tags for the new notes."),
-            Option(name: "speakers", value: "n", help: "How many people speak in each recording, when you know (else the voices are counted)."),
-            Option(name: "template", value: "name", help: "Summary template for the new notes (meeting, lecture, call…; `notes template list`)."),
+        options: NotesCommand.newNoteOptions + [
             Option(name: "wait", value: nil, help: "Transcribe, summarise and index the new notes now, before returning."),
             Option(name: "json", value: nil, help: "Print what became of each file as JSON."),
         ] + NotesCommand.pipelineOptions,
