@@ -43,6 +43,7 @@ status=0
 python3 "$ROOT/bench/llm.py" || status=1
 python3 "$ROOT/bench/owners.py" --audio || status=1
 python3 "$ROOT/bench/ask.py" || status=1
+python3 "$ROOT/bench/import.py" || status=1
 python3 "$ROOT/bench/server.py" || status=1
 python3 "$ROOT/bench/spinning.py" || status=1
 # OpenAI's Realtime transcription over the WebSocket, through the openai client (its venv has openai[realtime]),
