@@ -69,6 +69,8 @@ final class TemplateTests: XCTestCase {
         XCTAssertEqual(try store.note(id).template, "memo", "a removed template's notes are written as memos")
         try store.setTemplate(of: id, to: "lecture", rewrite: false)
         XCTAssertEqual(NotesExporter.document(try store.note(id)).template, "lecture")
+        try store.db.query("UPDATE notes SET summary = ? WHERE id = ?", [.text("A lesson.\n\nKey points:\n- Login first"), .integer(Int64(id))])
+        XCTAssertTrue(try NotesExporter.render(try store.note(id), format: .md).contains("## Summary (lecture)\n\nA lesson.\n\nKey points:\n- Login first"))
         try store.setTemplate(of: id, to: "memo")
         XCTAssertEqual(try store.db.query("SELECT count(*) FROM note_templates").first?.first?.int, 0, "the default is not stored")
     }

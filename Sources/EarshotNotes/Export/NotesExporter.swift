@@ -36,7 +36,9 @@ public enum NotesExporter {
             out += note.tags.isEmpty ? "" : " · " + note.tags.map { "#\($0)" }.joined(separator: " ")
             out += md ? "*\n\n" : "\n\n"
             if !note.speakers.isEmpty { out += (md ? "**Speakers:** " : "Speakers: ") + note.speakers.joined(separator: ", ") + "\n\n" }
-            if !note.summary.isEmpty { out += (md ? "## Summary\n\n" : "Summary\n") + note.summary + "\n\n" }
+            // a template other than the default says so: its sections follow the summary's sentences
+            let written = note.template == SummaryTemplate.defaultName ? "" : " (\(note.template))"
+            if !note.summary.isEmpty { out += (md ? "## Summary\(written)\n\n" : "Summary\(written)\n") + note.summary + "\n\n" }
             if !note.actions.isEmpty {
                 out += md ? "## Action items\n\n" : "Action items\n"
                 // numbered in plain text as `notes done` takes them
