@@ -58,9 +58,13 @@ public struct AudioFingerprint: Sendable, Equatable {
     /// Whether `other` is the same audio: as long (within a quarter of a second, or 1% of a long recording) and
     /// differing in under `sameAudioBelow` of the bits of its moments that are not quiet in both.
     public func matches(_ other: AudioFingerprint) -> Bool {
-        guard abs(duration - other.duration) <= max(0.25, 0.01 * max(duration, other.duration)) else { return false }
+        guard abs(duration - other.duration) <= Self.lengthTolerance(max(duration, other.duration)) else { return false }
         return difference(from: other) < Self.sameAudioBelow
     }
+
+    /// How much two recordings' lengths may differ when they are the same audio, the longer being `seconds` long
+    /// (codecs pad a little at either end).
+    public static func lengthTolerance(_ seconds: Double) -> Double { max(0.25, 0.01 * seconds) }
 
     /// The share of differing bits at the best of a few alignments (±200 ms: codecs add a little silence at the
     /// start), over the moments not quiet in both. Two recordings quiet throughout differ by nothing.

@@ -14,7 +14,8 @@ extension NotesStore {
     /// The notes whose recordings are within a fingerprint's tolerance of `seconds` long, with their fingerprints
     /// where one is stored.
     func notes(lastingAbout seconds: Double) throws -> [SameLength] {
-        let slack = max(0.3, 0.011 * seconds)
+        // the tolerance goes by the longer of the two: a note up to 1/0.99 as long can still match
+        let slack = AudioFingerprint.lengthTolerance(seconds / 0.99)
         return try guarded {
             try db.query("""
                 SELECT notes.id, notes.audio_file, notes.duration, fingerprints.moments FROM notes
