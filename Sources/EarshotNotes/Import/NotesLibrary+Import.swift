@@ -69,6 +69,7 @@ extension NotesLibrary {
         var result = ImportedFile(file: shown, outcome: .failed)
         do {
             guard FileManager.default.isReadableFile(atPath: path) else { throw NotesError.notAudio(path: shown, problem: "cannot be read") }
+            if let template { _ = try await self.template(named: template) }  // a wrong name decodes nothing and stores nothing
             var date = RecordingDate.of(path: path) ?? RecordingDate(date: Date(), source: .file)
             if date.source == .file, let modified { date.date = modified }
             let fingerprint: AudioFingerprint
@@ -96,8 +97,10 @@ extension NotesLibrary {
     private nonisolated func sameAudio(as fingerprint: AudioFingerprint) async throws -> Int? {
         for candidate in try await notes(lastingAbout: fingerprint.duration) {
             var theirs = candidate.fingerprint
+            // a stored recording that cannot be read (removed by hand) is no match, and a store that cannot keep the
+            // fingerprint (read-only) makes it again next time: neither stops the import
             if theirs == nil, let made = try? AudioFingerprint(path: candidate.audioPath) {
-                theirs = AudioFingerprint(moments: made.moments, duration: candidate.duration)
+                theirs = made
                 try? await keep(made, of: candidate.id)
             }
             if let theirs, fingerprint.matches(theirs) { return candidate.id }
@@ -113,7 +116,6 @@ extension NotesLibrary {
     /// folder at once): then that note, not new.
     private func add(importing path: String, name: String, fingerprint: AudioFingerprint, recorded: Date, tags: [String],
                      speakers: Int?, template: String?) throws -> (id: Int, isNew: Bool) {
-        if let template { _ = try store.template(named: template) }  // a name that is wrong stores nothing
         if let same = try store.notes(lastingAbout: fingerprint.duration).first(where: { $0.fingerprint.map(fingerprint.matches) ?? false }) {
             return (same.id, false)
         }
