@@ -98,7 +98,7 @@ public struct NoteWriter {
     /// `sentences`: the transcript's sentences with who said each and when (`NoteSentence.sentences(of:)`), against
     /// which the model's action items are checked and given owners; nil reads them from `transcript` (one voice).
     /// `template`: how the summary is laid out (its sections asked together with the rest; see `SummaryTemplate`).
-    public func write(transcript: String, sentences: [NoteSentence]? = nil, template: SummaryTemplate = SummaryTemplate.builtIns[0]) throws -> NoteText {
+    public func write(transcript: String, sentences: [NoteSentence]? = nil, template: SummaryTemplate = .memo) throws -> NoteText {
         let text = transcript.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { return NoteText(title: "Empty recording", summary: "No speech was found in this recording.", actions: []) }
         let chunks = try Self.chunks(of: text, maxTokens: Self.chunkTokens, count: model.tokenCount)

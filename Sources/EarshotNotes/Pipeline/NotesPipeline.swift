@@ -219,8 +219,10 @@ public final class NotesPipeline {
                 return "no language model: key-word title"
             }
             let before = writer.model.usage
-            // a template removed since it was chosen: the default's plain summary
-            let template = (try? store.template(named: note.template)) ?? SummaryTemplate.builtIns[0]
+            let template: SummaryTemplate
+            do { template = try store.template(named: note.template) } catch NotesError.unknownTemplate {
+                template = .memo  // removed while the stage waited: the plain summary
+            }
             let text = try writer.write(transcript: note.transcriptForReading, sentences: NoteSentence.sentences(of: note.segments),
                                         template: template)
             let items = try store.owned(text.actions, in: note)

@@ -25,12 +25,13 @@ public struct SummaryTemplate: Sendable, Codable, Equatable {
         self.builtIn = builtIn
     }
 
-    /// The template of a note that names none.
-    public static let defaultName = "memo"
+    /// The template of a note that names none: the plain summary.
+    public static let memo = SummaryTemplate(name: "memo", instructions: "What the note says, in one or two sentences (ideas, reminders, anything short).",
+                                             sections: [], builtIn: true)
+    public static var defaultName: String { memo.name }
 
     public static let builtIns = [
-        SummaryTemplate(name: "memo", instructions: "What the note says, in one or two sentences (ideas, reminders, anything short).",
-                        sections: [], builtIn: true),
+        memo,
         SummaryTemplate(name: "meeting", instructions: "What was decided, and what was discussed without a decision; action items with their owners.",
                         sections: ["Decisions", "Discussed"], builtIn: true),
         SummaryTemplate(name: "one-to-one", instructions: "A conversation between two people: updates given, concerns raised, and what they agreed.",
